@@ -1,0 +1,743 @@
+"""The Coup rules engine: a pure, deterministic state machine.
+
+A ``Game`` holds the whole state.  It asks for one kind of decision at a
+time (``request``), lists every legal answer (``legal``), and takes
+decisions (``decide``); in between it runs the rules on its own and appends
+events to ``events``.  It does no I/O and reads no clock: its only
+randomness is its own ``random.Random`` seeded from the game's seed, so the
+same seed and the same decisions give the same game on any machine.
+
+The flow of one turn is a chain of small step functions (``_step_*``):
+each either sets the next request and returns None, or returns the next
+step to run.  A lost influence interrupts the chain and resumes it with the
+step saved in ``_then``.  Legality that depends on the action comes from
+the table in rules.py.
+"""
+
+from __future__ import annotations
+
+import itertools
+import random
+from collections.abc import Callable, Sequence
+
+import attrs
+
+from arena.engine import events as ev
+from arena.engine.cards import (
+    DEFAULT_VARIANT,
+    MAX_PLAYERS,
+    MIN_PLAYERS,
+    STARTING_COINS,
+    VARIANTS,
+    characters,
+    copies,
+    deck,
+)
+from arena.engine.decisions import (
+    ACTION,
+    BLOCK,
+    CHALLENGE,
+    CHALLENGE_DECISION,
+    DRAFT,
+    FORCE,
+    KEEP,
+    LOSE,
+    OPPORTUNITIES,
+    PASS,
+    PASS_DECISION,
+    SHOW,
+    Decision,
+    Request,
+)
+from arena.engine.errors import GameOverError, IllegalDecision, SetupError
+from arena.engine.rules import (
+    ACTIONS,
+    ANYONE,
+    COUP,
+    DEFAULT_TURN_LIMIT,
+    EXAMINE,
+    EXCHANGE,
+    EXCHANGE_DRAW,
+    FORCED_COUP_COINS,
+    FOREIGN_AID,
+    INCOME,
+    NOBODY,
+    STEAL,
+    TAX,
+    ActionRule,
+)
+
+Step = Callable[["Game"], "Step | None"]
+
+# Decisions are frozen values: build each one once and share it.
+_ACTION_DECISIONS = {
+    (name, target): Decision(name, target=target)
+    for name in ACTIONS[VARIANTS[1]]
+    for target in range(MAX_PLAYERS)
+}
+_UNTARGETED = {name: Decision(name) for name in (INCOME, FOREIGN_AID, TAX, EXCHANGE)}
+_CARD_DECISIONS = {
+    (kind, card): Decision(kind, card=card)
+    for kind in (LOSE, SHOW, DRAFT, BLOCK)
+    for card in (*characters(VARIANTS[0]), VARIANTS[1])
+}
+_FORCE_CHOICES = (Decision(FORCE, force=True), Decision(FORCE, force=False))
+_CHALLENGE_CHOICES = (PASS_DECISION, CHALLENGE_DECISION)
+
+_GAINS = {INCOME: 1, FOREIGN_AID: 2, TAX: 3}
+
+
+@attrs.frozen
+class GameConfig:
+    """The options of a dealt game: together with the seed they fix the deal."""
+
+    players: int
+    variant: str = DEFAULT_VARIANT
+    draft: bool | None = None  # None: the default, a draft for 2 players
+    turn_limit: int = DEFAULT_TURN_LIMIT
+
+    @property
+    def uses_draft(self) -> bool:
+        return self.players == 2 if self.draft is None else self.draft
+
+
+@attrs.frozen
+class Setup:
+    """A rigged starting position (conformance scenarios): nothing is shuffled."""
+
+    hands: tuple[tuple[str, ...], ...]
+    court: tuple[str, ...]
+    revealed: tuple[tuple[str, ...], ...] | None = None
+    coins: tuple[int, ...] | None = None
+    first: int = 0
+    variant: str = DEFAULT_VARIANT
+    turn_limit: int = DEFAULT_TURN_LIMIT
+
+
+@attrs.frozen
+class Result:
+    reason: str  # events.LAST_PLAYER or events.TURN_LIMIT
+    turns: int
+    placements: tuple[int, ...]
+    winner: int | None
+
+
+class Game:
+    """One game of Coup.  See the module docstring."""
+
+    # -- construction -------------------------------------------------------
+
+    def __init__(self, players: int, variant: str, turn_limit: int, rng: random.Random | None):
+        self.players = players
+        self.variant = variant
+        self.turn_limit = turn_limit
+        self._rules: dict[str, ActionRule] = ACTIONS[variant]
+        self._rng = rng  # None: a rigged game, whose Court is never shuffled
+        self.hands: list[list[str]] = [[] for _ in range(players)]
+        self.revealed: list[list[str]] = [[] for _ in range(players)]
+        self.coins: list[int] = [STARTING_COINS] * players
+        self.alive: list[bool] = [True] * players
+        self.court: list[str] = []  # top first
+        self.out_of_game: list[str] = []
+        self.events: list[ev.Event] = []
+        self.history: list[tuple[int, Decision | str]] = []  # decisions; str = a forfeit
+        self.turn = 0  # turns started
+        self.current = 0  # the seat whose turn it is
+        self.request: Request | None = None
+        self.result: Result | None = None
+        self._answers: dict[int, Decision] = {}
+        self._legal: dict[int, tuple[Decision, ...]] = {}
+        self._out_order: list[int] = []
+        # The action on the table.
+        self._rule: ActionRule | None = None
+        self._target: int | None = None
+        self._blocker: int | None = None
+        self._block_claim: str | None = None
+        self._on_answers: Step | None = None  # resolves the open opportunity
+        self._then: Step | None = None  # resumes the turn after a lost influence
+        self._drawn: list[str] = []  # Exchange draws
+        self._shown: str | None = None  # the examined card
+
+    @classmethod
+    def new(
+        cls,
+        players: int,
+        seed: int,
+        variant: str = DEFAULT_VARIANT,
+        draft: bool | None = None,
+        turn_limit: int = DEFAULT_TURN_LIMIT,
+    ) -> Game:
+        """A dealt game.  ``draft`` defaults to the draft setup for 2 players."""
+        return cls.from_config(GameConfig(players, variant, draft, turn_limit), seed)
+
+    @classmethod
+    def from_config(cls, config: GameConfig, seed: int) -> Game:
+        _check_options(config.players, config.variant, config.turn_limit)
+        if config.draft and config.players != 2:
+            raise SetupError("the draft setup is for 2 players only")
+        rng = random.Random(seed)
+        game = cls(config.players, config.variant, config.turn_limit, rng)
+        game.current = rng.randrange(config.players)
+        if config.uses_draft:
+            game._deal_draft()
+        else:
+            game._deal_plain()
+        return game
+
+    @classmethod
+    def from_setup(cls, setup: Setup) -> Game:
+        """A rigged game, as conformance scenarios give it.  Raises SetupError."""
+        players = len(setup.hands)
+        _check_options(players, setup.variant, setup.turn_limit)
+        revealed = setup.revealed if setup.revealed is not None else ((),) * players
+        coins = setup.coins if setup.coins is not None else (STARTING_COINS,) * players
+        if len(revealed) != players or len(coins) != players:
+            raise SetupError(f"hands, revealed and coins must each have {players} entries")
+        in_play = characters(setup.variant)
+        counts = dict.fromkeys(in_play, 0)
+        for card in itertools.chain(*setup.hands, *revealed, setup.court):
+            if card not in counts:
+                raise SetupError(f"{card!r} is not a card of the {setup.variant} variant")
+            counts[card] += 1
+        for card, n in counts.items():
+            if n > copies(players):
+                raise SetupError(f"{n} copies of {card}, the deck holds {copies(players)}")
+        for seat in range(players):
+            if len(setup.hands[seat]) + len(revealed[seat]) > 2:
+                raise SetupError(f"seat {seat} holds more than 2 cards")
+            if coins[seat] < 0:
+                raise SetupError(f"seat {seat} has negative coins")
+        game = cls(players, setup.variant, setup.turn_limit, None)
+        game.hands = [list(hand) for hand in setup.hands]
+        game.revealed = [list(cards) for cards in revealed]
+        game.alive = [bool(hand) for hand in setup.hands]
+        game.coins = [c if alive else 0 for c, alive in zip(coins, game.alive, strict=True)]
+        game.court = list(setup.court)
+        game.out_of_game = _minus(deck(setup.variant, players), [*game.court, *_flat(game.hands),
+                                                                 *_flat(game.revealed)])
+        if not 0 <= setup.first < players or not game.alive[setup.first]:
+            raise SetupError(f"first seat {setup.first} is not a seat still in the game")
+        if sum(game.alive) < 2:
+            raise SetupError("fewer than 2 seats are still in the game")
+        game.current = setup.first
+        game._emit(ev.GameStarted(players, setup.variant, False, setup.first,
+                                  tuple(game.coins), len(game.court)))
+        game._run(_step_start_turn)
+        return game
+
+    def _deal_plain(self) -> None:
+        cards = deck(self.variant, self.players)
+        self._shuffle(cards)
+        for seat in range(self.players):
+            self.hands[seat] = [cards.pop(), cards.pop()]
+        self.court = cards
+        self._emit(ev.GameStarted(self.players, self.variant, False, self.current,
+                                  tuple(self.coins), len(self.court)))
+        for seat in range(self.players):
+            self._emit(ev.CardsDealt(seat, tuple(self.hands[seat])))
+        self._run(_step_start_turn)
+
+    def _deal_draft(self) -> None:
+        # Three piles of one of each character; one is dealt, the others drafted.
+        pile = list(characters(self.variant))
+        self._shuffle(pile)
+        self.hands = [[pile.pop()], [pile.pop()]]
+        self.court = pile
+        self._emit(ev.GameStarted(2, self.variant, True, self.current, tuple(self.coins),
+                                  len(self.court)))
+        for seat in (0, 1):
+            self._emit(ev.CardsDealt(seat, tuple(self.hands[seat])))
+            self._emit(ev.DraftOffered(seat, characters(self.variant)))
+        self._ask(Request(DRAFT, (0, 1)), _resolve_draft)
+
+    # -- the public interface ------------------------------------------------
+
+    @property
+    def over(self) -> bool:
+        return self.result is not None
+
+    def legal(self, seat: int) -> tuple[Decision, ...]:
+        """Every legal answer of ``seat`` to the current request (empty if not asked)."""
+        found = self._legal.get(seat)
+        if found is None:
+            found = self._legal[seat] = self._list_legal(seat)
+        return found
+
+    def decide(self, seat: int, decision: Decision) -> None:
+        """Take one seat's decision.  Raises IllegalDecision, leaving the state unchanged."""
+        request = self.request
+        if request is None:
+            raise GameOverError("the game is over")
+        if decision not in self.legal(seat):
+            raise IllegalDecision(seat, decision, self._why_illegal(seat, decision))
+        self.history.append((seat, decision))
+        if request.kind in OPPORTUNITIES or request.kind == DRAFT:
+            self._answers[seat] = decision
+            self._legal[seat] = ()  # answered: nothing more is legal for this seat
+            if len(self._answers) == len(request.seats):
+                self._run(self._on_answers)
+        else:
+            self._run(_MANDATORY[request.kind](self, seat, decision))
+
+    def forfeit(self, seat: int, reason: str) -> None:
+        """Remove ``seat`` from the game at once, as if it had lost all its influence.
+
+        The referee calls this when a bot faults.  Its cards are turned face up,
+        and the game goes on for the others from wherever it was.
+        """
+        if self.over:
+            raise GameOverError("the game is over")
+        if not 0 <= seat < self.players or not self.alive[seat]:
+            raise IllegalDecision(seat, "forfeit", "not a seat still in the game")
+        self.history.append((seat, f"forfeit:{reason}"))
+        self._emit(ev.Forfeited(seat, reason))
+        hand = self.hands[seat]
+        while hand:
+            card = hand.pop()
+            self.revealed[seat].append(card)
+            self._emit(ev.InfluenceLost(seat, card))
+        self._eliminate(seat, reason)
+        if self.over:
+            return
+        self._legal.clear()
+        request = self.request
+        assert request is not None
+        if seat not in request.seats:
+            return  # the steps that follow check who is still in the game
+        if request.kind in OPPORTUNITIES:
+            seats = tuple(s for s in request.seats if s != seat)
+            self._answers.pop(seat, None)
+            self.request = attrs.evolve(request, seats=seats)
+            if len(self._answers) == len(seats):
+                self._run(self._on_answers)
+        elif request.kind == LOSE:
+            self._run(self._then)
+        else:  # the actor's action, keep or force, or the examined target's show
+            if self._drawn:
+                self._return_to_court(self._drawn)
+                self._drawn = []
+            self._run(_step_end_turn)
+
+    # -- reading the state ---------------------------------------------------
+
+    @property
+    def winner(self) -> int | None:
+        return self.result.winner if self.result else None
+
+    def seats_in_game(self) -> list[int]:
+        return [seat for seat in range(self.players) if self.alive[seat]]
+
+    # -- internals -----------------------------------------------------------
+
+    def _emit(self, event: ev.Event) -> None:
+        self.events.append(event)
+
+    def _shuffle(self, cards: list[str]) -> None:
+        if self._rng is not None:
+            self._rng.shuffle(cards)
+
+    def _run(self, step: Step | None) -> None:
+        while step is not None and self.result is None:
+            step = step(self)
+
+    def _ask(self, request: Request, on_answers: Step | None = None) -> None:
+        self.request = request
+        self._answers = {}
+        self._legal = {}
+        self._on_answers = on_answers
+
+    def _others_in_game(self, seat: int) -> tuple[int, ...]:
+        """Every other seat still in the game, clockwise from ``seat``."""
+        n = self.players
+        alive = self.alive
+        return tuple(s % n for s in range(seat + 1, seat + n) if alive[s % n])
+
+    def _first_clockwise(self, start: int, seats: Sequence[int]) -> int | None:
+        """The seat of ``seats`` that comes first clockwise after ``start``."""
+        n = self.players
+        return min(seats, key=lambda s: (s - start) % n, default=None)
+
+    def _draw(self) -> str:
+        return self.court.pop(0)
+
+    def _return_to_court(self, cards: Sequence[str]) -> None:
+        # To the bottom, then shuffled: nobody may know where a returned card lies.
+        self.court.extend(cards)
+        self._shuffle(self.court)
+
+    def _replace(self, seat: int, card: str) -> None:
+        """Shuffle ``card`` from ``seat``'s hand into the Court and draw a replacement."""
+        hand = self.hands[seat]
+        i = hand.index(card)
+        self._return_to_court((card,))
+        hand[i] = new = self._draw()
+        self._emit(ev.CardDrawn(seat, new))
+
+    def _set_coins(self, seat: int, delta: int, why: str) -> None:
+        self.coins[seat] += delta
+        self._emit(ev.CoinsChanged(seat, delta, self.coins[seat], why))
+
+    def _lose_influence(self, seat: int, then: Step) -> Step | None:
+        if not self.alive[seat]:
+            return then
+        self._then = then
+        self._ask(Request(LOSE, (seat,)))
+        return None
+
+    def _eliminate(self, seat: int, reason: str) -> None:
+        self.alive[seat] = False
+        self._out_order.append(seat)
+        if self.coins[seat]:
+            self._set_coins(seat, -self.coins[seat], "out")
+        self._emit(ev.PlayerOut(seat, reason))
+        if sum(self.alive) == 1:
+            self._finish(ev.LAST_PLAYER)
+
+    def _finish(self, reason: str) -> None:
+        survivors = [s for s in range(self.players) if self.alive[s]]
+        places = [0] * self.players
+        for seat in survivors:
+            places[seat] = 1
+        for i, seat in enumerate(reversed(self._out_order)):
+            places[seat] = len(survivors) + 1 + i
+        winner = survivors[0] if len(survivors) == 1 else None
+        self.result = Result(reason, self.turn, tuple(places), winner)
+        self.request = None
+        self._legal = {}
+        self._emit(ev.GameOver(reason, self.turn, tuple(places), winner))
+
+    def _fail(self, why: str) -> Step:
+        rule = self._rule
+        assert rule is not None
+        self._emit(ev.ActionFailed(self.current, rule.name, why))
+        return _step_end_turn
+
+    # -- legality ------------------------------------------------------------
+
+    def _list_legal(self, seat: int) -> tuple[Decision, ...]:
+        request = self.request
+        if request is None or seat not in request.seats or seat in self._answers:
+            return ()
+        kind = request.kind
+        if kind == ACTION:
+            return self._legal_actions(seat)
+        if kind == CHALLENGE:
+            return _CHALLENGE_CHOICES
+        if kind == BLOCK:
+            rule = self._rule
+            assert rule is not None
+            return (PASS_DECISION, *(_CARD_DECISIONS[BLOCK, c] for c in rule.block_claims))
+        if kind in (LOSE, SHOW):
+            return tuple(_CARD_DECISIONS[kind, c] for c in dict.fromkeys(self.hands[seat]))
+        if kind == KEEP:
+            pool = sorted(self.hands[seat] + self._drawn)
+            keeps = dict.fromkeys(itertools.combinations(pool, len(self.hands[seat])))
+            return tuple(Decision(KEEP, cards=cards) for cards in keeps)
+        if kind == FORCE:
+            return _FORCE_CHOICES
+        if kind == DRAFT:
+            return tuple(_CARD_DECISIONS[DRAFT, c] for c in characters(self.variant))
+        raise AssertionError(kind)
+
+    def _legal_actions(self, seat: int) -> tuple[Decision, ...]:
+        coins = self.coins[seat]
+        others = self._others_in_game(seat)
+        if coins >= FORCED_COUP_COINS:
+            return tuple(_ACTION_DECISIONS[COUP, t] for t in others)
+        found = [_UNTARGETED[INCOME], _UNTARGETED[FOREIGN_AID], _UNTARGETED[TAX],
+                 _UNTARGETED[EXCHANGE]]
+        for rule in self._rules.values():
+            if rule.targeted and coins >= rule.cost:
+                found.extend(_ACTION_DECISIONS[rule.name, t] for t in others)
+        return tuple(found)
+
+    def _why_illegal(self, seat: int, decision: Decision) -> str:
+        """A plain-words reason, for a decision already known to be illegal."""
+        request = self.request
+        assert request is not None
+        if seat not in request.seats:
+            return f"seat {seat} is not asked now (waiting for a {request.kind} decision " \
+                   f"of seat(s) {', '.join(map(str, request.seats))})"
+        if seat in self._answers:
+            return f"seat {seat} has already answered this {request.kind} opportunity"
+        kind = request.kind
+        if kind == ACTION:
+            rule = self._rules.get(decision.kind)
+            if rule is None:
+                return f"not an action of the {self.variant} variant, or not an action"
+            if self.coins[seat] >= FORCED_COUP_COINS and rule.name != COUP:
+                return f"a player with {FORCED_COUP_COINS} or more coins must Coup"
+            if self.coins[seat] < rule.cost:
+                return f"{rule.name} costs {rule.cost} coins, seat {seat} has {self.coins[seat]}"
+            if rule.targeted and decision.target not in self._others_in_game(seat):
+                return f"{decision.target} is not another seat still in the game"
+        elif kind == BLOCK and decision.kind == BLOCK:
+            rule = self._rule
+            assert rule is not None
+            return f"{rule.name} can only be blocked claiming {' or '.join(rule.block_claims)}"
+        elif kind in (LOSE, SHOW, KEEP) and decision.kind == kind:
+            return f"seat {seat} does not hold those cards face down"
+        options = " ".join(d.token for d in self.legal(seat))
+        return f"a {kind} decision is asked; legal answers are: {options}"
+
+
+# -- the steps of a turn -------------------------------------------------------
+
+
+def _step_start_turn(game: Game) -> Step | None:
+    if game.turn >= game.turn_limit:
+        game._finish(ev.TURN_LIMIT)
+        return None
+    game.turn += 1
+    game._rule = game._target = game._blocker = game._block_claim = None
+    game._emit(ev.TurnStarted(game.turn, game.current))
+    game._ask(Request(ACTION, (game.current,)))
+    return None
+
+
+def _step_end_turn(game: Game) -> Step | None:
+    n = game.players
+    seat = game.current
+    for i in range(1, n + 1):
+        if game.alive[(seat + i) % n]:
+            game.current = (seat + i) % n
+            break
+    return _step_start_turn
+
+
+def _declare(game: Game, seat: int, decision: Decision) -> Step | None:
+    rule = game._rules[decision.kind]
+    game._rule = rule
+    game._target = decision.target
+    game._emit(ev.ActionDeclared(seat, rule.name, decision.target, rule.claim))
+    if rule.cost:
+        game._set_coins(seat, -rule.cost, "cost")
+    if rule.claim is None:
+        return _step_block
+    game._ask(Request(CHALLENGE, game._others_in_game(seat), seat, rule.name, decision.target,
+                      seat, rule.claim), _resolve_action_challenge)
+    return None
+
+
+def _challenger(game: Game, claimant: int) -> int | None:
+    challengers = [s for s, d in game._answers.items() if d.kind == CHALLENGE]
+    return game._first_clockwise(claimant, challengers)
+
+
+def _resolve_action_challenge(game: Game) -> Step | None:
+    actor = game.current
+    rule = game._rule
+    assert rule is not None and rule.claim is not None
+    challenger = _challenger(game, actor)
+    if not game.alive[actor]:
+        return game._fail("actor_out")
+    if challenger is None:
+        return _step_block
+    game._emit(ev.Challenged(challenger, actor, rule.claim))
+    if rule.claim in game.hands[actor]:
+        game._emit(ev.ClaimProven(actor, rule.claim))
+        game._replace(actor, rule.claim)
+        return game._lose_influence(challenger, _step_block)
+    game._emit(ev.ClaimFailed(actor, rule.claim))
+    if rule.cost:
+        game._set_coins(actor, rule.cost, "refund")
+    game._emit(ev.ActionFailed(actor, rule.name, "challenged"))
+    return game._lose_influence(actor, _step_end_turn)
+
+
+def _step_block(game: Game) -> Step | None:
+    actor = game.current
+    rule = game._rule
+    assert rule is not None
+    if not game.alive[actor]:
+        return game._fail("actor_out")
+    target = game._target
+    if target is not None and not game.alive[target]:
+        return game._fail("target_out")
+    if rule.blocked_by == NOBODY:
+        return _step_resolve
+    seats = game._others_in_game(actor) if rule.blocked_by == ANYONE else (target,)
+    game._ask(Request(BLOCK, seats, actor, rule.name, target), _resolve_block)
+    return None
+
+
+def _resolve_block(game: Game) -> Step | None:
+    actor = game.current
+    rule = game._rule
+    assert rule is not None
+    blocks = [s for s, d in game._answers.items() if d.kind == BLOCK]
+    blocker = game._first_clockwise(actor, blocks)
+    if blocker is None:
+        return _step_resolve
+    claim = game._answers[blocker].card
+    assert claim is not None
+    game._blocker, game._block_claim = blocker, claim
+    game._emit(ev.Blocked(blocker, claim, actor))
+    game._ask(Request(CHALLENGE, game._others_in_game(blocker), actor, rule.name, game._target,
+                      blocker, claim), _resolve_block_challenge)
+    return None
+
+
+def _block_stands(game: Game) -> Step | None:
+    return game._fail("blocked")
+
+
+def _resolve_block_challenge(game: Game) -> Step | None:
+    blocker, claim = game._blocker, game._block_claim
+    assert blocker is not None and claim is not None
+    challenger = _challenger(game, blocker)
+    if not game.alive[blocker]:
+        return _step_resolve  # a forfeited blocker's block is void
+    if challenger is None:
+        return _block_stands
+    game._emit(ev.Challenged(challenger, blocker, claim))
+    if claim in game.hands[blocker]:
+        game._emit(ev.ClaimProven(blocker, claim))
+        game._replace(blocker, claim)
+        return game._lose_influence(challenger, _block_stands)
+    game._emit(ev.ClaimFailed(blocker, claim))
+    return game._lose_influence(blocker, _step_resolve)
+
+
+def _step_resolve(game: Game) -> Step | None:
+    actor = game.current
+    rule = game._rule
+    assert rule is not None
+    target = game._target
+    if not game.alive[actor]:
+        return game._fail("actor_out")
+    if target is not None and not game.alive[target]:
+        return game._fail("target_out")
+    name = rule.name
+    game._emit(ev.ActionResolved(actor, name, target))
+    gain = _GAINS.get(name)
+    if gain is not None:
+        game._set_coins(actor, gain, name)
+        return _step_end_turn
+    if name == STEAL:
+        assert target is not None
+        taken = min(2, game.coins[target])
+        if taken:
+            game._set_coins(target, -taken, STEAL)
+            game._set_coins(actor, taken, STEAL)
+        return _step_end_turn
+    if name == EXCHANGE:
+        n = min(EXCHANGE_DRAW[game.variant], len(game.court))
+        game._drawn = [game._draw() for _ in range(n)]
+        game._emit(ev.ExchangeDrawn(actor, n, tuple(game._drawn)))
+        game._ask(Request(KEEP, (actor,), actor, name))
+        return None
+    if name == EXAMINE:
+        assert target is not None
+        game._ask(Request(SHOW, (target,), actor, name, target))
+        return None
+    assert target is not None  # Coup, Assassinate
+    return game._lose_influence(target, _step_end_turn)
+
+
+# -- mandatory decisions ----------------------------------------------------------
+
+
+def _on_action(game: Game, seat: int, decision: Decision) -> Step | None:
+    return _declare(game, seat, decision)
+
+
+def _on_lose(game: Game, seat: int, decision: Decision) -> Step | None:
+    card = decision.card
+    assert card is not None
+    game.hands[seat].remove(card)
+    game.revealed[seat].append(card)
+    game._emit(ev.InfluenceLost(seat, card))
+    if not game.hands[seat]:
+        game._eliminate(seat, "influence")
+    then, game._then = game._then, None
+    return then
+
+
+def _on_keep(game: Game, seat: int, decision: Decision) -> Step | None:
+    kept = decision.cards
+    assert kept is not None
+    # Kept cards come from the hand first; the rest go back hand first, then draws.
+    pool = game.hands[seat] + game._drawn
+    for card in kept:
+        pool.remove(card)
+    game.hands[seat] = list(kept)
+    game._drawn = []
+    game._emit(ev.ExchangeReturned(seat, len(pool), tuple(pool)))
+    game._return_to_court(pool)
+    return _step_end_turn
+
+
+def _on_show(game: Game, seat: int, decision: Decision) -> Step | None:
+    card = decision.card
+    assert card is not None
+    actor = game.current
+    if not game.alive[actor]:
+        return game._fail("actor_out")
+    game._shown = card
+    game._emit(ev.ExamineShown(actor, seat, card))
+    game._ask(Request(FORCE, (actor,), actor, EXAMINE, seat))
+    return None
+
+
+def _on_force(game: Game, seat: int, decision: Decision) -> Step | None:
+    target = game._target
+    card = game._shown
+    assert target is not None and card is not None
+    forced = bool(decision.force) and game.alive[target]
+    game._emit(ev.ExamineDecided(seat, target, forced))
+    if forced:
+        game._replace(target, card)
+    game._shown = None
+    return _step_end_turn
+
+
+def _resolve_draft(game: Game) -> Step | None:
+    pile = list(characters(game.variant))
+    for seat in (0, 1):
+        decision = game._answers.get(seat)
+        if decision is None:
+            continue  # forfeited
+        card = decision.card
+        assert card is not None
+        game.hands[seat].append(card)
+        game._emit(ev.DraftChosen(seat, card))
+        game.out_of_game.extend(_minus(pile, [card]))
+    return _step_start_turn
+
+
+_MANDATORY: dict[str, Callable[[Game, int, Decision], Step | None]] = {
+    ACTION: _on_action,
+    LOSE: _on_lose,
+    KEEP: _on_keep,
+    SHOW: _on_show,
+    FORCE: _on_force,
+}
+
+
+# -- helpers ----------------------------------------------------------------------
+
+
+def _check_options(players: int, variant: str, turn_limit: int) -> None:
+    if not MIN_PLAYERS <= players <= MAX_PLAYERS:
+        raise SetupError(f"{players} players: Coup is for {MIN_PLAYERS} to {MAX_PLAYERS}")
+    if variant not in VARIANTS:
+        raise SetupError(f"unknown variant {variant!r}: use {' or '.join(VARIANTS)}")
+    if turn_limit < 1:
+        raise SetupError("the turn limit must be at least 1")
+
+
+def _flat(lists: Sequence[Sequence[str]]) -> list[str]:
+    return [card for cards in lists for card in cards]
+
+
+def _minus(cards: Sequence[str], taken: Sequence[str]) -> list[str]:
+    """``cards`` less one copy of each of ``taken`` (a multiset difference)."""
+    rest = list(cards)
+    for card in taken:
+        if card in rest:
+            rest.remove(card)
+    return rest
+
+
+__all__ = ["Game", "GameConfig", "Result", "Setup", "PASS"]

@@ -1,0 +1,160 @@
+"""Game records: everything needed to replay a game, as JSON.
+
+A record holds the game's options and seed (or a rigged setup), every
+decision in order as ``[seat, token]`` (a forfeit is ``[seat,
+"forfeit:<reason>"]``), and the result.  The referee adds what it knows
+(bot names, faults, timings) under ``"referee"``; replay ignores it.
+Documented for bot authors in protocol.md ("Game records").
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+from pathlib import Path
+from typing import Any
+
+import attrs
+
+from arena.engine.decisions import Decision, DecisionSyntaxError
+from arena.engine.errors import EngineError
+from arena.engine.game import Game, GameConfig, Setup
+
+FORMAT = "arena-game"
+VERSION = 1
+_FORFEIT = "forfeit:"
+
+
+class RecordError(Exception):
+    """A record that cannot be read, or that does not replay."""
+
+
+class ReplayError(RecordError):
+    """A recorded decision the rules refuse."""
+
+    def __init__(self, index: int, reason: str) -> None:
+        self.index = index
+        self.reason = reason
+        super().__init__(f"decision {index}: {reason}")
+
+
+@attrs.frozen
+class GameRecord:
+    decisions: tuple[tuple[int, str], ...]
+    config: GameConfig | None = None
+    seed: int | None = None
+    setup: Setup | None = None
+    result: dict[str, Any] | None = None
+    referee: dict[str, Any] = attrs.field(factory=dict)
+
+    @classmethod
+    def of(cls, game: Game, config: GameConfig | None = None, seed: int | None = None,
+           setup: Setup | None = None, referee: dict[str, Any] | None = None) -> GameRecord:
+        decisions = tuple((seat, d if isinstance(d, str) else d.token) for seat, d in game.history)
+        result = attrs.asdict(game.result) if game.result else None
+        if result:
+            result["placements"] = list(result["placements"])
+        return cls(decisions, config, seed, setup, result, referee or {})
+
+    def to_json(self) -> dict[str, Any]:
+        data: dict[str, Any] = {"format": FORMAT, "version": VERSION}
+        if self.config is not None:
+            data["config"] = attrs.asdict(self.config)
+            data["seed"] = self.seed
+        if self.setup is not None:
+            data["setup"] = attrs.asdict(self.setup)
+        data["decisions"] = [list(d) for d in self.decisions]
+        data["result"] = self.result
+        if self.referee:
+            data["referee"] = self.referee
+        return data
+
+    @classmethod
+    def from_json(cls, data: Any) -> GameRecord:
+        if not isinstance(data, dict) or data.get("format") != FORMAT:
+            raise RecordError(f"not an arena game record (no \"format\": \"{FORMAT}\")")
+        if data.get("version") != VERSION:
+            raise RecordError(f"record version {data.get('version')!r}, this arena reads "
+                              f"{VERSION}")
+        try:
+            config = seed = setup = None
+            if "config" in data:
+                config = GameConfig(**data["config"])
+                seed = int(data["seed"])
+            elif "setup" in data:
+                s = data["setup"]
+                setup = Setup(
+                    hands=tuple(map(tuple, s["hands"])), court=tuple(s["court"]),
+                    revealed=tuple(map(tuple, s["revealed"])) if s.get("revealed") else None,
+                    coins=tuple(s["coins"]) if s.get("coins") else None,
+                    first=s.get("first", 0), variant=s.get("variant", "ambassador"),
+                    turn_limit=s.get("turn_limit", 1000))
+            else:
+                raise RecordError("a record needs \"config\" and \"seed\", or \"setup\"")
+            decisions = tuple((int(seat), str(token)) for seat, token in data["decisions"])
+        except (KeyError, TypeError, ValueError) as exc:
+            raise RecordError(f"malformed record: {type(exc).__name__}: {exc}") from None
+        return cls(decisions, config, seed, setup, data.get("result"), data.get("referee") or {})
+
+    def new_game(self) -> Game:
+        if self.config is not None:
+            assert self.seed is not None
+            return Game.from_config(self.config, self.seed)
+        assert self.setup is not None
+        return Game.from_setup(self.setup)
+
+
+def replay(record: GameRecord) -> Game:
+    """Play the record's decisions again; ReplayError names the first one refused."""
+    try:
+        game = record.new_game()
+    except EngineError as exc:
+        raise RecordError(f"the record's setup is refused: {exc}") from None
+    for index, (seat, token) in enumerate(record.decisions):
+        try:
+            if token.startswith(_FORFEIT):
+                game.forfeit(seat, token[len(_FORFEIT):])
+            else:
+                game.decide(seat, Decision.parse(token))
+        except (EngineError, DecisionSyntaxError) as exc:
+            raise ReplayError(index, f"seat {seat} {token}: {exc}") from None
+    if record.result is not None:
+        got = attrs.asdict(game.result) if game.result else None
+        if got:
+            got["placements"] = list(got["placements"])
+        if got != record.result:
+            raise RecordError(f"the decisions replay to result {got}, the record says "
+                              f"{record.result}")
+    return game
+
+
+def save(record: GameRecord, path: Path) -> None:
+    """Write a record; a name ending in .gz is compressed."""
+    text = json.dumps(record.to_json(), separators=(",", ":"))
+    if path.suffix == ".gz":
+        with gzip.open(path, "wt", encoding="utf-8") as f:
+            f.write(text)
+    else:
+        path.write_text(text + "\n", encoding="utf-8")
+
+
+def load(path: Path) -> GameRecord:
+    """Read a record (plain or .gz).  RecordError with one line if it cannot."""
+    try:
+        if path.suffix == ".gz":
+            with gzip.open(path, "rt", encoding="utf-8") as f:
+                text = f.read()
+        else:
+            text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise RecordError(f"{path}: no such file") from None
+    except (OSError, EOFError, UnicodeDecodeError) as exc:
+        raise RecordError(f"{path}: cannot read: {exc}") from None
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise RecordError(f"{path}: not JSON ({exc.msg} at line {exc.lineno})") from None
+    try:
+        return GameRecord.from_json(data)
+    except RecordError as exc:
+        raise RecordError(f"{path}: {exc}") from None
