@@ -156,6 +156,7 @@ class Game:
         self._on_answers: Step | None = None  # resolves the open opportunity
         self._then: Step | None = None  # resumes the turn after a lost influence
         self._drawn: list[str] = []  # Exchange draws
+        self._piles: list[list[str]] = []  # the two draft piles, while drafting
         self._shown: str | None = None  # the examined card
 
     @classmethod
@@ -245,9 +246,10 @@ class Game:
         self.court = pile
         self._emit(ev.GameStarted(2, self.variant, True, self.current, tuple(self.coins),
                                   len(self.court)))
+        self._piles = [list(characters(self.variant)) for _ in (0, 1)]
         for seat in (0, 1):
             self._emit(ev.CardsDealt(seat, tuple(self.hands[seat])))
-            self._emit(ev.DraftOffered(seat, characters(self.variant)))
+            self._emit(ev.DraftOffered(seat, tuple(self._piles[seat])))
         self._ask(Request(DRAFT, (0, 1)), _resolve_draft)
 
     # -- the public interface ------------------------------------------------
@@ -304,14 +306,15 @@ class Game:
         assert request is not None
         if seat not in request.seats:
             return  # the steps that follow check who is still in the game
-        if request.kind in OPPORTUNITIES:
+        if request.kind in OPPORTUNITIES or request.kind == DRAFT:
             seats = tuple(s for s in request.seats if s != seat)
             self._answers.pop(seat, None)
             self.request = attrs.evolve(request, seats=seats)
             if len(self._answers) == len(seats):
                 self._run(self._on_answers)
         elif request.kind == LOSE:
-            self._run(self._then)
+            then, self._then = self._then, None
+            self._run(then)
         else:  # the actor's action, keep or force, or the examined target's show
             if self._drawn:
                 self._return_to_court(self._drawn)
@@ -394,6 +397,9 @@ class Game:
             self._finish(ev.LAST_PLAYER)
 
     def _finish(self, reason: str) -> None:
+        for pile in self._piles:  # a forfeit during the draft
+            self.out_of_game.extend(pile)
+        self._piles = []
         survivors = [s for s in range(self.players) if self.alive[s]]
         places = [0] * self.players
         for seat in survivors:
@@ -693,16 +699,16 @@ def _on_force(game: Game, seat: int, decision: Decision) -> Step | None:
 
 
 def _resolve_draft(game: Game) -> Step | None:
-    pile = list(characters(game.variant))
-    for seat in (0, 1):
+    for seat, pile in enumerate(game._piles):
         decision = game._answers.get(seat)
-        if decision is None:
-            continue  # forfeited
-        card = decision.card
-        assert card is not None
-        game.hands[seat].append(card)
-        game._emit(ev.DraftChosen(seat, card))
-        game.out_of_game.extend(_minus(pile, [card]))
+        if decision is not None:  # None: forfeited
+            card = decision.card
+            assert card is not None
+            pile.remove(card)
+            game.hands[seat].append(card)
+            game._emit(ev.DraftChosen(seat, card))
+        game.out_of_game.extend(pile)
+    game._piles = []
     return _step_start_turn
 
 
