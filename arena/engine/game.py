@@ -83,8 +83,20 @@ _CARD_DECISIONS = {
 }
 _FORCE_CHOICES = (Decision(FORCE, force=True), Decision(FORCE, force=False))
 _CHALLENGE_CHOICES = (PASS_DECISION, CHALLENGE_DECISION)
+_BLOCK_CHOICES = {
+    rule: (PASS_DECISION, *(_CARD_DECISIONS[BLOCK, card] for card in rule.block_claims))
+    for table in ACTIONS.values()
+    for rule in table.values()
+}
 
 _GAINS = {INCOME: 1, FOREIGN_AID: 2, TAX: 3}
+
+# Memo tables shared by all games: what is legal depends only on these keys.
+# They stay small (bounded by seats x coin brackets x who is still in).
+_SINGLE_REQUESTS: dict[tuple[str, int], Request] = {}
+_OTHERS: dict[tuple[int, int, int], tuple[int, ...]] = {}
+_ACTION_LISTS: dict[tuple[str, int, int, int, int], tuple[Decision, ...]] = {}
+_CARD_LISTS: dict[tuple[str, ...], tuple[Decision, ...]] = {}
 
 
 @attrs.frozen
@@ -148,6 +160,7 @@ class Game:
         self._answers: dict[int, Decision] = {}
         self._legal: dict[int, tuple[Decision, ...]] = {}
         self._out_order: list[int] = []
+        self._alive_mask = (1 << players) - 1  # bit s set: seat s is in the game
         # The action on the table.
         self._rule: ActionRule | None = None
         self._target: int | None = None
@@ -212,18 +225,20 @@ class Game:
         game.hands = [list(hand) for hand in setup.hands]
         game.revealed = [list(cards) for cards in revealed]
         game.alive = [bool(hand) for hand in setup.hands]
+        game._alive_mask = sum(1 << seat for seat in range(players) if game.alive[seat])
         game.coins = [c if alive else 0 for c, alive in zip(coins, game.alive, strict=True)]
         game.court = list(setup.court)
         game.out_of_game = _minus(deck(setup.variant, players), [*game.court, *_flat(game.hands),
                                                                  *_flat(game.revealed)])
         if not 0 <= setup.first < players or not game.alive[setup.first]:
             raise SetupError(f"first seat {setup.first} is not a seat still in the game")
-        if sum(game.alive) < 2:
-            raise SetupError("fewer than 2 seats are still in the game")
         game.current = setup.first
         game._emit(ev.GameStarted(players, setup.variant, False, setup.first,
                                   tuple(game.coins), len(game.court)))
-        game._run(_step_start_turn)
+        if sum(game.alive) == 1:
+            game._finish(ev.LAST_PLAYER)  # already won: only one seat holds a card
+        else:
+            game._run(_step_start_turn)
         return game
 
     def _deal_plain(self) -> None:
@@ -267,19 +282,25 @@ class Game:
 
     def decide(self, seat: int, decision: Decision) -> None:
         """Take one seat's decision.  Raises IllegalDecision, leaving the state unchanged."""
-        request = self.request
-        if request is None:
-            raise GameOverError("the game is over")
-        if decision not in self.legal(seat):
+        legal = self._legal.get(seat)
+        if legal is None:
+            legal = self.legal(seat)
+        if decision not in legal:
+            if self.request is None:
+                raise GameOverError("the game is over")
             raise IllegalDecision(seat, decision, self._why_illegal(seat, decision))
         self.history.append((seat, decision))
-        if request.kind in OPPORTUNITIES or request.kind == DRAFT:
-            self._answers[seat] = decision
-            self._legal[seat] = ()  # answered: nothing more is legal for this seat
-            if len(self._answers) == len(request.seats):
-                self._run(self._on_answers)
-        else:
-            self._run(_MANDATORY[request.kind](self, seat, decision))
+        on_answers = self._on_answers
+        if on_answers is None:  # a mandatory decision
+            assert self.request is not None
+            self._run(_MANDATORY[self.request.kind](self, seat, decision))
+            return
+        answers = self._answers
+        answers[seat] = decision
+        self._legal[seat] = ()  # answered: nothing more is legal for this seat
+        assert self.request is not None
+        if len(answers) == len(self.request.seats):
+            self._run(on_answers)
 
     def forfeit(self, seat: int, reason: str) -> None:
         """Remove ``seat`` from the game at once, as if it had lost all its influence.
@@ -335,6 +356,14 @@ class Game:
     def _emit(self, event: ev.Event) -> None:
         self.events.append(event)
 
+    def _single(self, kind: str, seat: int) -> Request:
+        """The (shared) request for a one-seat decision without context."""
+        key = (kind, seat)
+        request = _SINGLE_REQUESTS.get(key)
+        if request is None:
+            request = _SINGLE_REQUESTS[key] = Request(kind, (seat,))
+        return request
+
     def _shuffle(self, cards: list[str]) -> None:
         if self._rng is not None:
             self._rng.shuffle(cards)
@@ -344,6 +373,7 @@ class Game:
             step = step(self)
 
     def _ask(self, request: Request, on_answers: Step | None = None) -> None:
+        # on_answers is None for a mandatory decision, else it resolves the opportunity.
         self.request = request
         self._answers = {}
         self._legal = {}
@@ -351,14 +381,21 @@ class Game:
 
     def _others_in_game(self, seat: int) -> tuple[int, ...]:
         """Every other seat still in the game, clockwise from ``seat``."""
-        n = self.players
-        alive = self.alive
-        return tuple(s % n for s in range(seat + 1, seat + n) if alive[s % n])
+        key = (self.players, seat, self._alive_mask)
+        found = _OTHERS.get(key)
+        if found is None:
+            n = self.players
+            alive = self.alive
+            found = tuple(s % n for s in range(seat + 1, seat + n) if alive[s % n])
+            _OTHERS[key] = found
+        return found
 
     def _first_clockwise(self, start: int, seats: Sequence[int]) -> int | None:
         """The seat of ``seats`` that comes first clockwise after ``start``."""
+        if len(seats) < 2:
+            return seats[0] if seats else None
         n = self.players
-        return min(seats, key=lambda s: (s - start) % n, default=None)
+        return min(seats, key=lambda s: (s - start) % n)
 
     def _draw(self) -> str:
         return self.court.pop(0)
@@ -384,11 +421,12 @@ class Game:
         if not self.alive[seat]:
             return then
         self._then = then
-        self._ask(Request(LOSE, (seat,)))
+        self._ask(self._single(LOSE, seat))
         return None
 
     def _eliminate(self, seat: int, reason: str) -> None:
         self.alive[seat] = False
+        self._alive_mask &= ~(1 << seat)
         self._out_order.append(seat)
         if self.coins[seat]:
             self._set_coins(seat, -self.coins[seat], "out")
@@ -406,6 +444,10 @@ class Game:
             places[seat] = 1
         for i, seat in enumerate(reversed(self._out_order)):
             places[seat] = len(survivors) + 1 + i
+        # Seats a rigged setup starts out of the game share the last place.
+        never = [s for s in range(self.players) if not places[s]]
+        for seat in never:
+            places[seat] = self.players - len(never) + 1
         winner = survivors[0] if len(survivors) == 1 else None
         self.result = Result(reason, self.turn, tuple(places), winner)
         self.request = None
@@ -425,16 +467,21 @@ class Game:
         if request is None or seat not in request.seats or seat in self._answers:
             return ()
         kind = request.kind
-        if kind == ACTION:
-            return self._legal_actions(seat)
         if kind == CHALLENGE:
             return _CHALLENGE_CHOICES
+        if kind == ACTION:
+            return self._legal_actions(seat)
         if kind == BLOCK:
             rule = self._rule
             assert rule is not None
-            return (PASS_DECISION, *(_CARD_DECISIONS[BLOCK, c] for c in rule.block_claims))
+            return _BLOCK_CHOICES[rule]
         if kind in (LOSE, SHOW):
-            return tuple(_CARD_DECISIONS[kind, c] for c in dict.fromkeys(self.hands[seat]))
+            key = (kind, *self.hands[seat])
+            found = _CARD_LISTS.get(key)
+            if found is None:
+                found = tuple(_CARD_DECISIONS[kind, c] for c in dict.fromkeys(self.hands[seat]))
+                _CARD_LISTS[key] = found
+            return found
         if kind == KEEP:
             pool = sorted(self.hands[seat] + self._drawn)
             keeps = dict.fromkeys(itertools.combinations(pool, len(self.hands[seat])))
@@ -447,15 +494,24 @@ class Game:
 
     def _legal_actions(self, seat: int) -> tuple[Decision, ...]:
         coins = self.coins[seat]
+        # The list only changes at the coin thresholds and when a seat is out.
+        bracket = min(coins, FORCED_COUP_COINS) if coins < 3 or coins >= 7 else 3
+        key = (self.variant, self.players, seat, bracket, self._alive_mask)
+        found = _ACTION_LISTS.get(key)
+        if found is not None:
+            return found
         others = self._others_in_game(seat)
         if coins >= FORCED_COUP_COINS:
-            return tuple(_ACTION_DECISIONS[COUP, t] for t in others)
-        found = [_UNTARGETED[INCOME], _UNTARGETED[FOREIGN_AID], _UNTARGETED[TAX],
-                 _UNTARGETED[EXCHANGE]]
-        for rule in self._rules.values():
-            if rule.targeted and coins >= rule.cost:
-                found.extend(_ACTION_DECISIONS[rule.name, t] for t in others)
-        return tuple(found)
+            found = tuple(_ACTION_DECISIONS[COUP, t] for t in others)
+        else:
+            listed = [_UNTARGETED[INCOME], _UNTARGETED[FOREIGN_AID], _UNTARGETED[TAX],
+                      _UNTARGETED[EXCHANGE]]
+            for rule in self._rules.values():
+                if rule.targeted and coins >= rule.cost:
+                    listed.extend(_ACTION_DECISIONS[rule.name, t] for t in others)
+            found = tuple(listed)
+        _ACTION_LISTS[key] = found
+        return found
 
     def _why_illegal(self, seat: int, decision: Decision) -> str:
         """A plain-words reason, for a decision already known to be illegal."""
@@ -497,7 +553,7 @@ def _step_start_turn(game: Game) -> Step | None:
     game.turn += 1
     game._rule = game._target = game._blocker = game._block_claim = None
     game._emit(ev.TurnStarted(game.turn, game.current))
-    game._ask(Request(ACTION, (game.current,)))
+    game._ask(game._single(ACTION, game.current))
     return None
 
 
@@ -661,16 +717,29 @@ def _on_lose(game: Game, seat: int, decision: Decision) -> Step | None:
 
 
 def _on_keep(game: Game, seat: int, decision: Decision) -> Step | None:
-    kept = decision.cards
-    assert kept is not None
-    # Kept cards come from the hand first; the rest go back hand first, then draws.
-    pool = game.hands[seat] + game._drawn
-    for card in kept:
-        pool.remove(card)
-    game.hands[seat] = list(kept)
+    assert decision.cards is not None
+    # Kept cards come from the hand first and stay in place; a drawn card takes
+    # the place of the hand card it replaces.  The rest go back hand cards
+    # first, in hand order, then drawn cards in draw order (FORMAT.md).
+    wanted = list(decision.cards)
+    hand = game.hands[seat]
+    returned: list[str] = []
+    free: list[int] = []
+    for i, card in enumerate(hand):
+        if card in wanted:
+            wanted.remove(card)
+        else:
+            returned.append(card)
+            free.append(i)
+    for card in game._drawn:
+        if card in wanted:
+            wanted.remove(card)
+            hand[free.pop(0)] = card
+        else:
+            returned.append(card)
     game._drawn = []
-    game._emit(ev.ExchangeReturned(seat, len(pool), tuple(pool)))
-    game._return_to_court(pool)
+    game._emit(ev.ExchangeReturned(seat, len(returned), tuple(returned)))
+    game._return_to_court(returned)
     return _step_end_turn
 
 
