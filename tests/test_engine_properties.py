@@ -54,8 +54,12 @@ def conserved(game: Game) -> None:
         drafting = 1 if game._piles and game.alive[seat] else 0
         held = len(game.hands[seat]) + len(game.revealed[seat]) + drafting
         # Only a forfeit during the draft leaves a seat with one card.
-        assert held == 2 or (held == 1 and game.over and isinstance(game.events[1], ev.CardsDealt)
-                             and sum(1 for e in game.events if isinstance(e, ev.DraftChosen)) < 2)
+        assert held == 2 or (
+            held == 1
+            and game.over
+            and isinstance(game.events[1], ev.CardsDealt)
+            and sum(1 for e in game.events if isinstance(e, ev.DraftChosen)) < 2
+        )
         assert game.alive[seat] == bool(game.hands[seat])
         if not game.alive[seat]:
             assert game.coins[seat] == 0
@@ -87,14 +91,24 @@ def test_every_game_ends_by_the_turn_limit(case):
 
 # Card-valued event fields anyone may see: cards turned face up, and claims.
 PUBLIC_CARD_FIELDS = {
-    (ev.InfluenceLost, "card"), (ev.ClaimProven, "character"), (ev.ClaimFailed, "character"),
-    (ev.Challenged, "character"), (ev.Blocked, "character"), (ev.ActionDeclared, "claim"),
+    (ev.InfluenceLost, "card"),
+    (ev.ClaimProven, "character"),
+    (ev.ClaimFailed, "character"),
+    (ev.Challenged, "character"),
+    (ev.Blocked, "character"),
+    (ev.ActionDeclared, "claim"),
     (ev.GameStarted, "variant"),  # names the fifth character, not a card anyone holds
 }
 # Private events, and the fields naming who they belong to.
-OWNERS = {ev.CardsDealt: ("seat",), ev.DraftOffered: ("seat",), ev.DraftChosen: ("seat",),
-          ev.CardDrawn: ("seat",), ev.ExchangeDrawn: ("seat",), ev.ExchangeReturned: ("seat",),
-          ev.ExamineShown: ("examiner", "target")}
+OWNERS = {
+    ev.CardsDealt: ("seat",),
+    ev.DraftOffered: ("seat",),
+    ev.DraftChosen: ("seat",),
+    ev.CardDrawn: ("seat",),
+    ev.ExchangeDrawn: ("seat",),
+    ev.ExchangeReturned: ("seat",),
+    ev.ExamineShown: ("examiner", "target"),
+}
 
 
 def _holds_card(value) -> bool:
@@ -137,15 +151,32 @@ def test_a_record_replays_to_the_same_game(case):
 
 ALL_TOKENS = [
     *(f"{a}:{t}" for a in ("coup", "assassinate", "steal", "examine") for t in range(9)),
-    "income", "foreign_aid", "tax", "exchange", "pass", "challenge", "force:yes", "force:no",
+    "income",
+    "foreign_aid",
+    "tax",
+    "exchange",
+    "pass",
+    "challenge",
+    "force:yes",
+    "force:no",
     *(f"{k}:{c}" for k in ("block", "lose", "show", "draft") for c in ALL_CARDS),
-    *(f"keep:{a},{b}" for a in ALL_CARDS for b in ALL_CARDS), *(f"keep:{c}" for c in ALL_CARDS),
+    *(f"keep:{a},{b}" for a in ALL_CARDS for b in ALL_CARDS),
+    *(f"keep:{c}" for c in ALL_CARDS),
 ]
 
 
 def snapshot(game: Game):
-    return (repr(game.hands), repr(game.revealed), list(game.coins), list(game.court),
-            len(game.events), game.request, len(game.history), game.current, game.turn)
+    return (
+        repr(game.hands),
+        repr(game.revealed),
+        list(game.coins),
+        list(game.court),
+        len(game.events),
+        game.request,
+        len(game.history),
+        game.current,
+        game.turn,
+    )
 
 
 @settings(max_examples=100, deadline=None)
@@ -171,8 +202,11 @@ def test_an_illegal_decision_changes_nothing(case, data):
         assert err.value.seat == seat and err.value.reason
         assert snapshot(game) == before
         # Move on with a legal answer from someone asked.
-        asker = request.seats[0] if game.legal(request.seats[0]) else next(
-            s for s in request.seats if game.legal(s))
+        asker = (
+            request.seats[0]
+            if game.legal(request.seats[0])
+            else next(s for s in request.seats if game.legal(s))
+        )
         game.decide(asker, rng.choice(game.legal(asker)))
 
 
