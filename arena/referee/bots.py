@@ -1,0 +1,341 @@
+"""Resolving bot arguments into runnable specs, and building bots.
+
+A bot argument is one of:
+
+* a script with a known extension, run by its interpreter (see ``INTERPRETERS``);
+  the extension wins over the executable bit, which archives and checkouts often
+  lose. ``.py`` runs under the Python running arena with ``-u``: bots are told to
+  flush, but unbuffered output turns a forgotten flush into a working bot instead
+  of a mysterious timeout, and costs nothing at protocol line rates;
+* any other executable file, run as is;
+* a directory with a ``bot.toml`` manifest::
+
+      name = "greedy"                  # optional, defaults to the directory name
+      run = ["./greedy", "--fast"]     # required
+      build = ["make"]                 # optional, run once before the first game
+      build_timeout = 120              # optional, seconds
+
+Paths in ``run`` and ``build`` are made absolute against the bot directory, since
+the bot runs in its own scratch directory: the command (first element) when it
+contains a ``/`` (a bare name is looked up on PATH, as a shell would), and any
+later element that starts with ``./`` or ``../`` or names an entry that exists in
+the bot directory. Write ``./out/bot`` for a file that only the build creates.
+
+Bad input raises ``BotSpecError`` with one line naming the bot and what to do.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import shlex
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import tomllib
+from collections.abc import Callable, Iterable, Mapping
+from pathlib import Path
+from typing import IO, Final
+
+import attrs
+
+from arena.referee.process import group_alive
+
+MANIFEST: Final = "bot.toml"
+DEFAULT_BUILD_TIMEOUT: Final = 120.0
+BUILD_TAIL_LINES: Final = 20
+_GROUP_WAIT: Final = 2.0  # bound on waiting for a killed build's helpers to die
+
+# Extension -> interpreter looked up on PATH (None: the Python running arena).
+INTERPRETERS: Final[Mapping[str, str | None]] = {
+    ".py": None,
+    ".js": "node",
+    ".sh": "bash",
+    ".rb": "ruby",
+    ".pl": "perl",
+    ".lua": "lua",
+}
+
+_MANIFEST_KEYS: Final = frozenset({"name", "run", "build", "build_timeout"})
+# Names end up in tables and in file names, so keep them to one printable line.
+_BAD_NAME: Final = re.compile(r"[/\\\x00-\x1f\x7f]")
+_MAX_NAME: Final = 64
+
+
+class BotSpecError(Exception):
+    """A bot argument that cannot be turned into a runnable bot.
+
+    The message is one line meant for the user (the CLI prints it without a
+    traceback); ``BuildError`` adds the tail of the build output below it.
+    """
+
+
+class BuildError(BotSpecError):
+    """A bot's build command failed or timed out."""
+
+
+@attrs.frozen
+class BotSpec:
+    """Everything needed to start one bot.
+
+    ``path`` is the argument made absolute (the script, executable or directory);
+    ``workdir`` is the bot's own directory, where the build runs (the bot process
+    itself runs in a scratch directory). ``argv`` and ``build`` hold absolute paths.
+    """
+
+    name: str
+    path: Path
+    argv: tuple[str, ...]
+    workdir: Path
+    build: tuple[str, ...] | None = None
+    build_timeout: float = DEFAULT_BUILD_TIMEOUT
+
+
+def resolve_bot(arg: str) -> BotSpec:
+    """Turn one command-line bot argument into a ``BotSpec``, or raise ``BotSpecError``."""
+    path = Path(os.path.abspath(arg))
+    if not path.exists():
+        raise BotSpecError(f"bot {arg!r}: no such file or directory ({path}); check the path")
+    if path.is_dir():
+        return _resolve_dir(arg, path)
+    if not path.is_file():
+        raise BotSpecError(f"bot {arg!r}: {path} is not a regular file or a directory")
+    name = path.stem or path.name
+    ext = path.suffix.lower()
+    if ext in INTERPRETERS:
+        return BotSpec(name, path, (*_interpreter(arg, ext), str(path)), path.parent)
+    if os.access(path, os.X_OK):
+        return BotSpec(name, path, (str(path),), path.parent)
+    known = ", ".join(INTERPRETERS)
+    raise BotSpecError(
+        f"bot {arg!r}: cannot tell how to run it: it is not executable and its extension is "
+        f"not one of {known}; make it executable (chmod +x), rename it, or put it in a "
+        f"directory with a {MANIFEST}"
+    )
+
+
+def resolve_bots(args: Iterable[str]) -> list[BotSpec]:
+    """Resolve every argument and make the names unique, in argument order.
+
+    A repeated name gets ``-2``, ``-3``, ... (skipping names that another bot has
+    of its own), so ``random random`` gives ``random`` and ``random-2``.
+    """
+    specs = [resolve_bot(arg) for arg in args]
+    reserved = {spec.name for spec in specs}
+    used: set[str] = set()
+    unique = []
+    for spec in specs:
+        name = spec.name
+        if name in used:
+            n = 2
+            while f"{spec.name}-{n}" in used or f"{spec.name}-{n}" in reserved:
+                n += 1
+            name = f"{spec.name}-{n}"
+        used.add(name)
+        unique.append(attrs.evolve(spec, name=name))
+    return unique
+
+
+def build_env() -> dict[str, str]:
+    """The environment of a build: PATH and HOME from arena, LANG=C.UTF-8, nothing else.
+
+    HOME is kept (unlike for the bot itself) because toolchains keep their caches
+    and installs under it.
+    """
+    env = {"PATH": os.environ.get("PATH", os.defpath), "LANG": "C.UTF-8"}
+    if "HOME" in os.environ:
+        env["HOME"] = os.environ["HOME"]
+    return env
+
+
+def build_bot(spec: BotSpec) -> None:
+    """Run the bot's build command (if any) in its directory, or raise ``BuildError``.
+
+    The build gets its own process group, which is killed when the build ends or
+    times out, so helpers it leaves behind (or a hung compiler) go with it.
+    Output (stdout and stderr together) goes to a temporary file, so memory stays
+    bounded and a leftover process holding a pipe cannot stall us.
+    """
+    if spec.build is None:
+        return
+    command = shlex.join(spec.build)
+    with tempfile.TemporaryFile() as out:
+        try:
+            proc = subprocess.Popen(
+                spec.build,
+                cwd=spec.workdir,
+                env=build_env(),
+                stdin=subprocess.DEVNULL,
+                stdout=out,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+            )
+        except OSError as exc:
+            raise BuildError(
+                f"bot {spec.name!r}: cannot start build command `{command}`: {exc}; "
+                f"fix `build` in {MANIFEST}"
+            ) from None
+        timed_out = False
+        try:
+            status = proc.wait(timeout=spec.build_timeout)
+        except subprocess.TimeoutExpired:
+            timed_out = True
+        finally:
+            # Also runs on Ctrl-C: never leave a build running behind us.
+            _kill_group(proc.pid)
+            status = proc.wait()
+            _kill_group(proc.pid, wait=_GROUP_WAIT)
+        if not timed_out and status == 0:
+            return
+        tail = _tail(out, BUILD_TAIL_LINES)
+    if timed_out:
+        problem = (
+            f"build timed out after {spec.build_timeout:g} s (`{command}`); make it faster "
+            f"or raise build_timeout in {MANIFEST}"
+        )
+    else:
+        how = f"status {status}" if status > 0 else f"signal {-status}"
+        problem = f"build failed with {how} (`{command}`); fix the build and run again"
+    shown = "\n".join(f"  | {line}" for line in tail) if tail else "  (no output)"
+    raise BuildError(
+        f"bot {spec.name!r}: {problem}\nlast {BUILD_TAIL_LINES} lines of its output:\n{shown}"
+    )
+
+
+def bot_hash(spec: BotSpec) -> str:
+    """A sha256 (hex) over the bot's files, so a tournament can notice a changed bot.
+
+    For a file bot: that file. For a directory bot: every regular file under it,
+    sorted by relative path, skipping entries whose name starts with ``.`` and
+    ``__pycache__`` directories; symlinked directories are not followed. Build
+    outputs in the directory count too, so hash before building for a hash of
+    the sources alone. Each file contributes its relative path, size and bytes.
+    """
+    digest = hashlib.sha256()
+    if spec.path.is_dir():
+        files = []
+        for root, dirs, names in os.walk(spec.path):
+            dirs[:] = [d for d in dirs if not d.startswith(".") and d != "__pycache__"]
+            for name in names:
+                full = Path(root, name)
+                if not name.startswith(".") and full.is_file():
+                    files.append((full.relative_to(spec.path).as_posix(), full))
+        files.sort()
+    else:
+        files = [(spec.path.name, spec.path)]
+    for rel, full in files:
+        digest.update(rel.encode("utf-8", "surrogateescape") + b"\0")
+        digest.update(full.stat().st_size.to_bytes(8, "big"))
+        with open(full, "rb") as f:
+            while chunk := f.read(1 << 16):
+                digest.update(chunk)
+    return digest.hexdigest()
+
+
+def _interpreter(arg: str, ext: str) -> tuple[str, ...]:
+    program = INTERPRETERS[ext]
+    if program is None:
+        return (sys.executable, "-u")
+    found = shutil.which(program)
+    if found is None:
+        raise BotSpecError(
+            f"bot {arg!r}: {ext} files run with {program!r}, which is not on PATH; "
+            f"install {program} or use a {MANIFEST} with another `run` command"
+        )
+    return (found,)
+
+
+def _resolve_dir(arg: str, path: Path) -> BotSpec:
+    manifest = path / MANIFEST
+    if not manifest.is_file():
+        raise BotSpecError(
+            f"bot {arg!r}: directory has no {MANIFEST}; add one with at least "
+            f'run = ["command", "args"...], or name the bot\'s program file instead'
+        )
+
+    def bad(problem: str) -> BotSpecError:
+        return BotSpecError(f"bot {arg!r}: {MANIFEST}: {problem}")
+
+    try:
+        data = tomllib.loads(manifest.read_text(encoding="utf-8"))
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise bad(f"not valid TOML ({exc}); fix its syntax") from None
+    unknown = sorted(set(data) - _MANIFEST_KEYS)
+    if unknown:
+        keys = ", ".join(repr(k) for k in unknown)
+        allowed = ", ".join(sorted(_MANIFEST_KEYS))
+        raise bad(f"unknown key {keys}; allowed keys are {allowed}")
+
+    name = data.get("name", path.name)
+    if not isinstance(name, str) or not name.strip() or _BAD_NAME.search(name):
+        raise bad("`name` must be a one-line string without slashes; fix or remove it")
+    if len(name) > _MAX_NAME:
+        raise bad(f"`name` is longer than {_MAX_NAME} characters; shorten it")
+
+    if "run" not in data:
+        raise bad('`run` is missing; add e.g. run = ["python3", "bot.py"]')
+    run = _command(data["run"], "run", path, bad)
+    build = _command(data["build"], "build", path, bad) if "build" in data else None
+
+    timeout = data.get("build_timeout", DEFAULT_BUILD_TIMEOUT)
+    if isinstance(timeout, bool) or not isinstance(timeout, int | float) or not timeout > 0:
+        raise bad("`build_timeout` must be a positive number of seconds")
+    return BotSpec(name, path, run, path, build, float(timeout))
+
+
+def _command(
+    value: object, key: str, bot_dir: Path, bad: Callable[[str], BotSpecError]
+) -> tuple[str, ...]:
+    if (
+        not isinstance(value, list)
+        or not value
+        or not all(isinstance(item, str) and item and "\0" not in item for item in value)
+    ):
+        raise bad(f'`{key}` must be a non-empty list of strings, e.g. {key} = ["./bot"]')
+    program, *args = value
+    if os.path.isabs(program):
+        resolved = program
+    elif "/" in program:
+        resolved = os.path.normpath(bot_dir / program)
+    else:
+        found = shutil.which(program)
+        if found is None:
+            raise bad(
+                f"`{key}` command {program!r} is not on PATH; install it, or write "
+                f"'./{program}' for a file in the bot directory"
+            )
+        resolved = found
+    return (resolved, *(_arg_path(arg, bot_dir) for arg in args))
+
+
+def _arg_path(arg: str, bot_dir: Path) -> str:
+    if os.path.isabs(arg) or arg.startswith("-"):
+        return arg
+    if arg.startswith(("./", "../")) or (bot_dir / arg).exists():
+        return os.path.normpath(bot_dir / arg)
+    return arg
+
+
+def _kill_group(pgid: int, wait: float = 0.0) -> None:
+    # SIGKILL is asynchronous and members other than the leader are not our
+    # children, so waiting for them to die means polling (bounded).
+    deadline = time.monotonic() + wait
+    while True:
+        try:
+            os.killpg(pgid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            return  # the group is empty
+        if time.monotonic() >= deadline or not group_alive(pgid):
+            return
+        time.sleep(0.005)
+
+
+def _tail(f: IO[bytes], n: int) -> list[str]:
+    # Only the end matters; 64 KiB covers 20 lines of any sane compiler output.
+    size = f.seek(0, os.SEEK_END)
+    f.seek(max(0, size - (1 << 16)))
+    return f.read().decode("utf-8", "replace").splitlines()[-n:]

@@ -1,0 +1,472 @@
+"""One bot process under trio: start it, exchange lines, always end it.
+
+Decisions, in one place:
+
+* **Environment**: exactly ``PATH`` (arena's, or ``os.defpath``), ``HOME`` and
+  ``TMPDIR`` (both the scratch directory) and ``LANG=C.UTF-8``; nothing else of
+  arena's environment reaches a bot (see ``bot_env``).
+* **Working directory**: the caller names a scratch directory per process; it is
+  created if missing and never emptied or removed here, since one process serves
+  many games and its owner may want to look inside afterwards.
+* **Process group**: each bot starts a new session (``start_new_session``, done by
+  ``_posixsubprocess`` in the child, no ``preexec_fn``), so signals go to the bot
+  and everything it spawned, and a terminal's Ctrl-C reaches only arena.
+* **stdout** is split into lines in ``read_line`` only. A line longer than
+  ``max_line`` bytes (line ending excluded) fails the reader for good: the bot has
+  broken the framing, so resynchronising would only guess; the buffer is dropped
+  and later reads raise ``BotBroken``. The buffer never holds more than
+  ``max_line + 1 + CHUNK`` bytes. Invalid UTF-8 consumes its line and leaves the
+  reader usable, since the framing is intact. A cancelled ``read_line`` loses
+  nothing: the next call continues with the same bytes.
+* **stdin**: a cancelled or failed ``send_line`` may have written part of a line,
+  so it marks the writer broken and later sends raise ``BotBroken``.
+* **stderr** is drained by a background task into the log file, at most
+  ``log_cap`` bytes per start; the rest is read and discarded after a marker line.
+  The log is appended to, with a header line per start and a footer with the exit.
+* **Ending**: ``close`` closes stdin, waits ``grace``, SIGTERMs the group, waits
+  ``grace``, SIGKILLs the group, always reaps the bot, then SIGKILLs the group again
+  for leftovers and waits (bounded) until none is alive. It runs shielded, so
+  cancellation and Ctrl-C still clean up.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import signal
+import subprocess
+import time
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import TYPE_CHECKING, BinaryIO, Final, NoReturn
+
+import trio
+
+if TYPE_CHECKING:
+    from arena.referee.bots import BotSpec
+
+DEFAULT_MAX_LINE: Final = 64 * 1024
+DEFAULT_LOG_CAP: Final = 1024 * 1024
+DEFAULT_CLOSE_GRACE: Final = 1.0
+DEFAULT_EXIT_WAIT: Final = 1.0
+CHUNK: Final = 64 * 1024
+
+# After the group is killed, stderr reaches EOF at once unless a process that left
+# the group holds it; wait this long for the last words, then stop draining.
+_STDERR_EOF_WAIT: Final = 0.5
+# Bound on waiting for killed group members to die (SIGKILL is asynchronous).
+_GROUP_WAIT: Final = 2.0
+_GROUP_POLL: Final = 0.005
+
+
+class BotFault(Exception):
+    """Something a bot process did wrong or suffered; the referee charges it to the bot."""
+
+    def __init__(self, bot: str, message: str) -> None:
+        self.bot = bot
+        super().__init__(message)
+
+
+class BotStartError(BotFault):
+    """The bot's program could not be started at all."""
+
+
+class BotOutputError(BotFault):
+    """The bot's stdout broke the line protocol's framing."""
+
+
+class LineTooLong(BotOutputError):
+    """A line longer than the limit; the reader is broken afterwards."""
+
+    def __init__(self, bot: str, limit: int) -> None:
+        self.limit = limit
+        super().__init__(bot, f"bot {bot!r} wrote a line longer than {limit} bytes")
+
+
+class InvalidUtf8(BotOutputError):
+    """A line that is not valid UTF-8; the line is consumed, the reader stays usable."""
+
+    def __init__(self, bot: str, raw: bytes, reason: str) -> None:
+        self.raw = raw
+        shown = raw[:40]
+        more = "..." if len(raw) > 40 else ""
+        super().__init__(
+            bot, f"bot {bot!r} wrote a line that is not UTF-8 ({reason}): {shown!r}{more}"
+        )
+
+
+class BotExited(BotOutputError):
+    """The bot closed its stdout (EOF) or stopped reading stdin (broken pipe).
+
+    ``returncode`` is the exit status if the bot had ended by then (negative: killed
+    by that signal), else None.
+    """
+
+    def __init__(self, bot: str, what: str, returncode: int | None, how: str) -> None:
+        self.returncode = returncode
+        super().__init__(bot, f"bot {bot!r} {what} ({how})")
+
+
+class BotBroken(BotFault):
+    """A use of a bot whose stdin or stdout is unusable after an earlier failure."""
+
+
+def bot_env(scratch_dir: Path) -> dict[str, str]:
+    """The whole environment of a bot process."""
+    return {
+        "PATH": os.environ.get("PATH", os.defpath),
+        "HOME": str(scratch_dir),
+        "TMPDIR": str(scratch_dir),
+        "LANG": "C.UTF-8",
+    }
+
+
+def describe_status(returncode: int | None) -> str:
+    """Say how a process ended, from its ``returncode``."""
+    if returncode is None:
+        return "still running"
+    if returncode >= 0:
+        return f"exited with status {returncode}"
+    try:
+        name = f" ({signal.Signals(-returncode).name})"
+    except ValueError:
+        name = ""
+    return f"killed by signal {-returncode}{name}"
+
+
+class BotProcess:
+    """A running bot: ``read_line``, ``send_line``, ``close``. Get one from ``open_bot_process``.
+
+    One reader task and one writer task at a time; they may run concurrently.
+    """
+
+    def __init__(
+        self,
+        spec: BotSpec,
+        proc: trio.Process,
+        log: BinaryIO,
+        *,
+        max_line: int,
+        log_cap: int,
+        exit_wait: float,
+    ) -> None:
+        assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
+        self.name = spec.name
+        self.argv = spec.argv
+        self._proc = proc
+        self._stdin = proc.stdin
+        self._stdout = proc.stdout
+        self._stderr = proc.stderr
+        self._log = log
+        self._max_line = max_line
+        self._log_cap = log_cap
+        self._exit_wait = exit_wait
+
+        self._buf = bytearray()
+        self._scanned = 0  # bytes of _buf already known to hold no LF
+        self._eof = False
+        self._reader_broken: BotBroken | None = None
+        self._stdin_gone = False
+        self._writer_broken: BotBroken | None = None
+
+        self._logged = 0
+        self._log_cut = False
+        self._log_ends_line = True
+        self._drain_scope = trio.CancelScope()
+        self._stderr_done = trio.Event()
+
+        self._signals_sent: set[int] = set()
+        self._closing = False
+        self._closed = trio.Event()
+
+    @property
+    def pid(self) -> int:
+        return self._proc.pid
+
+    @property
+    def returncode(self) -> int | None:
+        """Exit status once the bot has ended (negative: killed by that signal), else None."""
+        return self._proc.returncode
+
+    @property
+    def usable(self) -> bool:
+        """True while the bot runs and both directions still work: fit for another game."""
+        return (
+            not self._closing
+            and not self._eof
+            and not self._stdin_gone
+            and self._reader_broken is None
+            and self._writer_broken is None
+            and self.returncode is None
+        )
+
+    def describe_exit(self) -> str:
+        """E.g. "exited with status 1", "killed by signal 9 (SIGKILL), sent by arena"."""
+        code = self.returncode
+        text = describe_status(code)
+        if code is not None and code < 0 and -code in self._signals_sent:
+            text += ", sent by arena"
+        return text
+
+    async def read_line(self) -> str:
+        """Return the next line of stdout without its LF (or CRLF).
+
+        Raises ``LineTooLong``, ``InvalidUtf8``, ``BotExited`` at EOF (waiting up to
+        ``exit_wait`` for the exit status), or ``BotBroken`` after a ``LineTooLong``.
+        """
+        if self._reader_broken is not None:
+            raise self._reader_broken
+        buf = self._buf
+        while (end := buf.find(b"\n", self._scanned)) < 0:
+            self._scanned = len(buf)
+            # +1: a CR may still precede the LF of a line of exactly max_line bytes.
+            if len(buf) > self._max_line + 1:
+                self._fail_reader(LineTooLong(self.name, self._max_line))
+            if self._eof:
+                raise await self._exited("closed its output")
+            data = await self._stdout.receive_some(CHUNK)
+            if not data:
+                self._eof = True
+                if buf:
+                    raise await self._exited(f"closed its output after {len(buf)} bytes without LF")
+                raise await self._exited("closed its output")
+            buf += data
+        line = buf[:end]
+        del buf[: end + 1]
+        self._scanned = 0
+        if line.endswith(b"\r"):
+            line = line[:-1]
+        if len(line) > self._max_line:
+            self._fail_reader(LineTooLong(self.name, self._max_line))
+        try:
+            return line.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise InvalidUtf8(self.name, bytes(line), exc.reason) from None
+
+    async def send_line(self, line: str) -> None:
+        """Write ``line`` and a LF to the bot's stdin.
+
+        Wrap it in a deadline: a bot that stops reading blocks it. Raises
+        ``BotExited`` if the bot closed its stdin (or ended), ``BotBroken`` after an
+        earlier send was cancelled or failed. ``ValueError`` for a line with CR/LF.
+        """
+        if "\n" in line or "\r" in line:
+            raise ValueError(f"a protocol line cannot contain CR or LF: {line!r}")
+        if self._writer_broken is not None:
+            raise self._writer_broken
+        if self._stdin_gone:
+            raise await self._exited("stopped reading its input")
+        data = line.encode("utf-8") + b"\n"
+        try:
+            await self._stdin.send_all(data)
+        except trio.BrokenResourceError:
+            self._stdin_gone = True
+            raise await self._exited("stopped reading its input") from None
+        except BaseException as exc:
+            # Cancelled (or worse) mid-write: part of the line may be in the pipe.
+            self._writer_broken = BotBroken(
+                self.name,
+                f"bot {self.name!r} cannot be written to: an earlier send was interrupted "
+                f"({type(exc).__name__})",
+            )
+            raise
+
+    async def close(self, grace: float = DEFAULT_CLOSE_GRACE) -> None:
+        """End the bot and everything in its process group; always reaps it.
+
+        Closes stdin, waits ``grace`` s for the bot to exit, SIGTERMs the group,
+        waits ``grace`` s, SIGKILLs the group (``grace <= 0``: SIGKILL at once).
+        Idempotent; shielded from cancellation. Later reads and sends raise
+        ``trio.ClosedResourceError``.
+        """
+        if self._closed.is_set():
+            return  # no checkpoint: this runs in finally blocks of cancelled code
+        if self._closing:
+            with trio.CancelScope(shield=True):
+                await self._closed.wait()
+            return
+        self._closing = True
+        with trio.CancelScope(shield=True):
+            try:
+                await self._stop(grace)
+            except BaseException:
+                # E.g. Ctrl-C mid-way: let a later close() (open_bot_process's) finish.
+                self._closing = False
+                raise
+        self._closed.set()
+
+    async def _stop(self, grace: float) -> None:
+        self._stdin.close()  # EOF on the bot's stdin: a polite bot ends here
+        if grace <= 0 or not await self._wait_exit(grace):
+            if grace > 0:
+                self._signal_group(signal.SIGTERM)
+            if grace <= 0 or not await self._wait_exit(grace):
+                self._signal_group(signal.SIGKILL)
+                await self._proc.wait()
+        # The leader is reaped; take down whatever it left in its group.
+        await self._kill_leftovers()
+        with trio.move_on_after(_STDERR_EOF_WAIT):
+            await self._stderr_done.wait()
+        self._drain_scope.cancel()
+        self._stdout.close()
+        self._write_log(f"[arena: pid {self.pid} {self.describe_exit()}]\n".encode())
+
+    async def _wait_exit(self, timeout: float) -> bool:
+        with trio.move_on_after(timeout):
+            await self._proc.wait()
+        return self.returncode is not None
+
+    def _signal_group(self, sig: signal.Signals) -> None:
+        if self.returncode is not None:
+            return  # reaped: don't signal a group id that may be empty or reused
+        self._signals_sent.add(sig)
+        try:
+            os.killpg(self.pid, sig)
+        except ProcessLookupError:
+            pass
+
+    async def _kill_leftovers(self) -> None:
+        # Members that are not our children cannot be awaited, and SIGKILL is
+        # asynchronous, so poll (bounded) until none is alive.
+        with trio.move_on_after(_GROUP_WAIT):
+            while group_alive(self.pid):
+                try:
+                    os.killpg(self.pid, signal.SIGKILL)
+                except (ProcessLookupError, PermissionError):
+                    break
+                await trio.sleep(_GROUP_POLL)
+
+    def _fail_reader(self, error: BotOutputError) -> NoReturn:
+        self._buf.clear()
+        self._scanned = 0
+        self._reader_broken = BotBroken(
+            self.name, f"bot {self.name!r} cannot be read from after: {error}"
+        )
+        raise error
+
+    async def _exited(self, what: str) -> BotExited:
+        # The pipe closes a moment before the process ends; wait a little for the
+        # status so the fault report can say how it ended.
+        if self.returncode is None and not self._closing:
+            await self._wait_exit(self._exit_wait)
+        return BotExited(self.name, what, self.returncode, self.describe_exit())
+
+    async def _drain_stderr(self) -> None:
+        try:
+            with self._drain_scope:
+                while data := await self._stderr.receive_some(CHUNK):
+                    self._log_stderr(data)
+        finally:
+            self._stderr.close()
+            self._stderr_done.set()
+
+    def _log_stderr(self, data: bytes) -> None:
+        if self._log_cut:
+            return  # keep draining so the bot never blocks on stderr
+        room = self._log_cap - self._logged
+        if len(data) <= room:
+            self._write_log(data)
+            self._logged += len(data)
+            return
+        self._write_log(data[:room])
+        self._logged = self._log_cap
+        self._log_cut = True
+        self._write_log(f"[arena: log cut at {self._log_cap} bytes]\n".encode())
+
+    def _write_log(self, data: bytes) -> None:
+        # A plain blocking write: a local file in the page cache, at most log_cap
+        # bytes per start, is cheaper than a thread hop per chunk.
+        if not data:
+            return
+        if data.startswith(b"[arena:") and not self._log_ends_line:
+            data = b"\n" + data
+        self._log.write(data)
+        self._log_ends_line = data.endswith(b"\n")
+
+
+@asynccontextmanager
+async def open_bot_process(
+    spec: BotSpec,
+    *,
+    scratch_dir: Path,
+    log_path: Path,
+    max_line: int = DEFAULT_MAX_LINE,
+    log_cap: int = DEFAULT_LOG_CAP,
+    close_grace: float = DEFAULT_CLOSE_GRACE,
+    exit_wait: float = DEFAULT_EXIT_WAIT,
+) -> AsyncIterator[BotProcess]:
+    """Start the bot, drain its stderr into ``log_path``, and always end it on exit.
+
+    On a normal exit the bot is closed with ``close_grace``; when the body raises
+    (including cancellation) it is SIGKILLed at once. Exceptions from the body
+    propagate unchanged (never wrapped in an exception group). Raises
+    ``BotStartError`` if the program cannot be started.
+    """
+    if max_line < 1 or log_cap < 0:
+        raise ValueError("max_line must be >= 1 and log_cap >= 0")
+    scratch_dir = Path(scratch_dir).absolute()
+    scratch_dir.mkdir(parents=True, exist_ok=True)
+    log_path = Path(log_path)
+    log_path.parent.mkdir(parents=True, exist_ok=True)
+    with open(log_path, "ab", buffering=0) as log:
+        stamp = time.strftime("%Y-%m-%d %H:%M:%S")
+        try:
+            proc = await trio.lowlevel.open_process(
+                list(spec.argv),
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                start_new_session=True,
+                cwd=scratch_dir,
+                env=bot_env(scratch_dir),
+            )
+        except OSError as exc:
+            log.write(f"[arena: {stamp} cannot start {shlex.join(spec.argv)}: {exc}]\n".encode())
+            raise BotStartError(spec.name, f"bot {spec.name!r} cannot be started: {exc}") from None
+        bot = BotProcess(spec, proc, log, max_line=max_line, log_cap=log_cap, exit_wait=exit_wait)
+        bot._write_log(
+            f"[arena: {stamp} started pid {proc.pid}: {shlex.join(spec.argv)}]\n".encode()
+        )
+        body_error: BaseException | None = None
+        try:
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(bot._drain_stderr)
+                try:
+                    yield bot
+                except BaseException as exc:
+                    # Held until the nursery is gone, so it is not wrapped in a group.
+                    body_error = exc
+                await bot.close(close_grace if body_error is None else 0)
+        finally:
+            # Covers the drain task failing (e.g. disk full) before close() ran.
+            await bot.close(0)
+        if body_error is not None:
+            raise body_error
+
+
+def group_alive(pgid: int) -> bool:
+    """Whether a process of group ``pgid`` is still alive (zombies count as dead).
+
+    Zombies stay in the group until reaped, and an orphan's reaper (often pid 1 in
+    a container) may never reap it, so on Linux read each process's state.
+    """
+    try:
+        os.killpg(pgid, 0)
+    except (ProcessLookupError, PermissionError):
+        return False
+    try:
+        pids = [int(p) for p in os.listdir("/proc") if p.isdigit()]
+    except OSError:
+        return True  # no /proc: any member counts
+    for pid in pids:
+        try:
+            with open(f"/proc/{pid}/stat", "rb") as f:
+                stat = f.read()
+        except OSError:
+            continue  # gone meanwhile
+        # Fields after the parenthesised command: state, ppid, pgrp, ...
+        fields = stat.rpartition(b")")[2].split()
+        if len(fields) > 2 and int(fields[2]) == pgid and fields[0] not in (b"Z", b"X"):
+            return True
+    return False
