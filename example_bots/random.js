@@ -1,0 +1,31 @@
+#!/usr/bin/env node
+// random.js: a Coup bot for the arena protocol (version 1), in Node.js with no packages.
+//
+// It answers the handshake with its name, and every request with one of the legal
+// answers the request lists (the fields after ":"), chosen uniformly at random.
+// Every other line is ignored; it plays any number of games and exits on `quit` or at
+// the end of its input.  Writes to a pipe are synchronous in Node on Linux, so each
+// answer leaves at once.  Run: node random.js
+"use strict";
+
+const readline = require("readline");
+
+const input = readline.createInterface({ input: process.stdin, terminal: false });
+
+function say(line) {
+  process.stdout.write(line + "\n");
+}
+
+input.on("line", (line) => {
+  const fields = line.trim().split(/\s+/);
+  if (fields[0] === "arena") {
+    say("hello random-js");
+  } else if (fields[0] === "request") {
+    const legal = fields.slice(fields.indexOf(":") + 1);
+    say(fields[1] + " " + legal[Math.floor(Math.random() * legal.length)]);
+  } else if (fields[0] === "quit") {
+    process.exit(0);
+  }
+});
+
+input.on("close", () => process.exit(0));
