@@ -1,0 +1,1 @@
+"""Tournaments: schedules, ratings and reports (pure functions; the runner does the I/O)."""
