@@ -47,7 +47,7 @@ def test_python_script_runs_unbuffered_under_this_python(tmp_path: Path) -> None
     script = write(tmp_path / "random.py", "print('hi')\n", mode=0o755)  # extension wins
     spec = resolve_bot(str(script))
     assert spec.name == "random"
-    assert spec.argv == (sys.executable, "-u", str(script))
+    assert spec.argv == (sys.executable, "-u", "-P", str(script))
     assert spec.path == script
     assert spec.workdir == tmp_path
     assert spec.build is None

@@ -239,7 +239,9 @@ def bot_hash(spec: BotSpec) -> str:
 def _interpreter(arg: str, ext: str) -> tuple[str, ...]:
     program = INTERPRETERS[ext]
     if program is None:
-        return (sys.executable, "-u")
+        # -P: a lone script has no modules beside it, and without -P a bot
+        # named random.py next to another bot would shadow the stdlib module.
+        return (sys.executable, "-u", "-P")
     found = shutil.which(program)
     if found is None:
         raise BotSpecError(
