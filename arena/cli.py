@@ -13,10 +13,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from arena import __version__
-
-
-class UserError(Exception):
-    """A problem with the user's input, reported as one line."""
+from arena.errors import UserError
 
 
 class _Parser(argparse.ArgumentParser):
@@ -78,6 +75,9 @@ def _build_parser() -> _Parser:
                    help="show only what this seat saw")
     p.set_defaults(func=_cmd_replay)
 
+    from arena.commands import play
+
+    play.register(sub)
     return parser
 
 

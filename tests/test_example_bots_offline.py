@@ -87,12 +87,12 @@ def _command(name: str, request: pytest.FixtureRequest) -> BotCommand:
     return BotCommand((interpreter, str(BOTS / name)), BOTS)
 
 
-ALL_BOTS = ["random.py", "honest.py", "random.js", "random.sh", "c_bot"]
+ALL_BOTS = ["random.py", "honest.py", "node_random.js", "bash_random.sh", "c_bot"]
 NAMES = {
     "random.py": "random-py",
     "honest.py": "honest",
-    "random.js": "random-js",
-    "random.sh": "random-sh",
+    "node_random.js": "random-js",
+    "bash_random.sh": "random-sh",
     "c_bot": "c-bot",
 }
 
@@ -388,7 +388,7 @@ def test_random_py_is_tiny() -> None:
     assert len((BOTS / "random.py").read_text().splitlines()) < 40
 
 
-@pytest.mark.parametrize("name", ["random.py", "honest.py", "random.js", "random.sh", "c_bot"])
+@pytest.mark.parametrize("name", ALL_BOTS)
 def test_every_example_bot_starts_with_a_comment_saying_what_it_does(name: str) -> None:
     path = BOTS / name / "bot.c" if name == "c_bot" else BOTS / name
     head = path.read_text()[:600].lower()

@@ -1,11 +1,11 @@
 #!/usr/bin/env node
-// random.js: a Coup bot for the arena protocol (version 1), in Node.js with no packages.
+// node_random.js: a Coup bot for the arena protocol (version 1), in Node.js with no packages.
 //
 // It answers the handshake with its name, and every request with one of the legal
 // answers the request lists (the fields after ":"), chosen uniformly at random.
 // Every other line is ignored; it plays any number of games and exits on `quit` or at
 // the end of its input.  Writes to a pipe are synchronous in Node on Linux, so each
-// answer leaves at once.  Run: node random.js
+// answer leaves at once.  Run: node node_random.js
 "use strict";
 
 const readline = require("readline");

@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
-# random.sh: a Coup bot for the arena protocol (version 1), in plain bash.
+# bash_random.sh: a Coup bot for the arena protocol (version 1), in plain bash.
 #
 # It answers the handshake with its name, and every request with one of the legal
 # answers the request lists (the fields after ":"), chosen at random with $RANDOM.
 # Every other line is ignored; it plays any number of games and exits on `quit` or at
 # the end of its input.  `read -a` splits a line into fields without expanding the
 # `?` of hidden cards as a file pattern, and echo is a single write, so each answer
-# leaves at once.  Run: bash random.sh
+# leaves at once.  Run: bash bash_random.sh
 RANDOM=$$
 while read -r -a fields; do
   case "${fields[0]}" in

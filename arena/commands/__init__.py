@@ -1,0 +1,1 @@
+"""One module per `arena` subcommand; cli.py parses and dispatches."""

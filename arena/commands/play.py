@@ -1,0 +1,102 @@
+"""`arena play`: one game between bots, with a live transcript and a record."""
+
+from __future__ import annotations
+
+import argparse
+import secrets
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import trio
+
+from arena.commands.options import (
+    add_game_options,
+    add_time_options,
+    limits_from,
+    prepare_bots,
+    results_root,
+    seed_value,
+)
+from arena.engine import events as ev
+from arena.engine.cards import MAX_PLAYERS, MIN_PLAYERS
+from arena.engine.game import GameConfig
+from arena.engine.record import save
+from arena.errors import UserError
+from arena.protocol import codec
+from arena.referee.bots import BotSpec
+from arena.referee.lineup import BotHost
+from arena.referee.match import GameReport, play_game
+from arena.transcript import Transcript
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("play", help="play one game between bots and show it")
+    p.add_argument("bots", nargs="+", metavar="BOT",
+                   help="2 to 8 bots: executables, scripts (.py .js .sh ...) or bot.toml folders")
+    p.add_argument("--seed", type=seed_value, help="the deal (default: drawn at random)")
+    p.add_argument("--record", type=Path, metavar="FILE",
+                   help="write the game record here (default: under results/)")
+    p.add_argument("--quiet", action="store_true", help="print only the result")
+    add_game_options(p)
+    add_time_options(p)
+    p.set_defaults(func=run)
+
+
+async def play_once(specs: list[BotSpec], config: GameConfig, seed: int, limits: codec.Limits,
+                    run_dir: Path, on_event: Callable[[ev.Event], None] | None) -> GameReport:
+    hosts = [BotHost(spec, scratch_dir=run_dir / "scratch" / spec.name,
+                     log_path=run_dir / "logs" / f"{spec.name}.log", limits=limits)
+             for spec in specs]
+    try:
+        seats = [None] * len(hosts)
+
+        async def start(i: int) -> None:
+            seats[i] = await hosts[i].player()
+
+        async with trio.open_nursery() as nursery:
+            for i in range(len(hosts)):
+                nursery.start_soon(start, i)
+        return await play_game(seats, config, seed, limits, on_event=on_event)
+    finally:
+        with trio.CancelScope(shield=True):
+            async with trio.open_nursery() as nursery:
+                for host in hosts:
+                    nursery.start_soon(host.close)
+
+
+def run(args: argparse.Namespace) -> int:
+    if not MIN_PLAYERS <= len(args.bots) <= MAX_PLAYERS:
+        raise UserError(f"arena play: {len(args.bots)} bots given; a game takes "
+                        f"{MIN_PLAYERS} to {MAX_PLAYERS}")
+    limits = limits_from(args)
+    specs = prepare_bots(args.bots)
+    seed = args.seed if args.seed is not None else secrets.randbelow(2**63)
+    config = GameConfig(len(specs), args.variant, False if args.plain_deal else None,
+                        args.turn_limit)
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    run_dir = results_root() / "play" / f"{stamp}-seed{seed}"
+    record_path = args.record or run_dir / "game.json"
+    transcript = Transcript([spec.name for spec in specs])
+
+    def show(event: ev.Event) -> None:
+        print(transcript.line(event), flush=True)
+
+    print(f"seed {seed}; bots: " + ", ".join(f"{s.name} [{i}]" for i, s in enumerate(specs)))
+    report = trio.run(play_once, specs, config, seed, limits, run_dir,
+                      None if args.quiet else show)
+    result = report.result
+    placements = result["placements"]
+    order = sorted(range(len(specs)), key=lambda s: placements[s])
+    print("result: " + ", ".join(f"{placements[s]}. {transcript.who(s)}" for s in order))
+    for seat, fault in enumerate(report.faults):
+        if fault is not None:
+            print(f"fault: {transcript.who(seat)} {fault.kind}: {fault.detail}", file=sys.stderr)
+    try:
+        record_path.parent.mkdir(parents=True, exist_ok=True)
+        save(report.record, record_path)
+    except OSError as exc:
+        raise UserError(f"cannot write the record to {record_path}: {exc.strerror}") from None
+    print(f"record: {record_path}  (replay with: arena replay {record_path})")
+    return 0

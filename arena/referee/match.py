@@ -1,0 +1,155 @@
+"""One game between bots: the engine drives, the bots answer.
+
+The loop is the whole referee: send each seat the new events as its observer
+view, ask every seat the engine waits for (all at once for an opportunity,
+so its wall time is the slowest answer, not the sum), apply the answers in
+seat order (so results never depend on who answered first), and forfeit a
+seat that faults.  Only this module and player.py touch the clock.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+import attrs
+import trio
+
+from arena.engine import events as ev
+from arena.engine.decisions import Decision
+from arena.engine.game import Game, GameConfig
+from arena.engine.observer import view
+from arena.engine.record import GameRecord
+from arena.protocol import codec
+from arena.referee.player import BotFaulted, BotPlayer, Fault
+
+# Why a game stopped when the engine did not end it.
+TIME_CAP = "time_cap"
+
+
+@attrs.frozen
+class GameReport:
+    """A finished game: its record, and what the referee saw of each seat."""
+
+    record: GameRecord
+    names: tuple[str, ...]
+    faults: tuple[Fault | None, ...]
+    times: tuple[tuple[float, ...], ...]  # each seat's answer times, in seconds
+    duration: float
+
+    @property
+    def result(self) -> dict[str, object]:
+        assert self.record.result is not None
+        return self.record.result
+
+
+async def play_game(
+    seats: Sequence[BotPlayer | Fault],
+    config: GameConfig,
+    seed: int,
+    limits: codec.Limits,
+    *,
+    game_no: int = 1,
+    on_event: Callable[[ev.Event], None] | None = None,
+) -> GameReport:
+    """Play one game.  A seat given as a ``Fault`` (its bot could not start)
+    forfeits at once; the game goes on for the others."""
+    started = trio.current_time()
+    game = Game.from_config(config, seed)
+    n = config.players
+    players: list[BotPlayer | None] = [s if isinstance(s, BotPlayer) else None for s in seats]
+    names = tuple(s.name if isinstance(s, BotPlayer) else "?" for s in seats)
+    wire = [codec.wire_name(name) for name in names]
+    faults: list[Fault | None] = [None if isinstance(s, BotPlayer) else s for s in seats]
+    times: list[list[float]] = [[] for _ in range(n)]
+    banks = [limits.bank_ms] * n
+    sent = 0
+
+    for seat, player in enumerate(players):
+        if player is not None:
+            player.discard_queue()
+            player.queue(codec.encode_game_start(game_no, seat, wire, config.variant))
+    for seat, fault in enumerate(faults):
+        if fault is not None and not game.over:
+            game.forfeit(seat, fault.kind)
+
+    def distribute() -> None:
+        nonlocal sent
+        new = game.events[sent:]
+        sent = len(game.events)
+        for event in new:
+            if on_event is not None:
+                on_event(event)
+            for seat, player in enumerate(players):
+                if player is not None and faults[seat] is None:
+                    player.queue(codec.encode_event(view(event, seat)))
+
+    async def ask(seat: int, outcomes: dict[int, Decision | Fault]) -> None:
+        player = players[seat]
+        assert player is not None
+        try:
+            decision, elapsed = await player.ask(game.request, game.legal(seat), banks[seat])
+        except BotFaulted as exc:
+            outcomes[seat] = exc.fault
+            return
+        times[seat].append(elapsed)
+        over = round(elapsed * 1000) - limits.decision_ms
+        if over > 0:
+            banks[seat] -= over
+        outcomes[seat] = decision
+
+    with trio.move_on_after(limits.game_ms / 1000) as cap:
+        while not game.over:
+            distribute()
+            request = game.request
+            assert request is not None
+            outcomes: dict[int, Decision | Fault] = {}
+            if len(request.seats) == 1:
+                await ask(request.seats[0], outcomes)
+            else:
+                async with trio.open_nursery() as nursery:
+                    for seat in request.seats:
+                        nursery.start_soon(ask, seat, outcomes)
+            # Decisions first: a forfeit may complete the opportunity.
+            for seat in sorted(outcomes):
+                outcome = outcomes[seat]
+                if isinstance(outcome, Decision):
+                    game.decide(seat, outcome)
+            for seat in sorted(outcomes):
+                outcome = outcomes[seat]
+                if isinstance(outcome, Fault) and not game.over:
+                    faults[seat] = outcome
+                    game.forfeit(seat, outcome.kind)
+    if cap.cancelled_caught and not game.over:
+        # Bots cut off mid-answer may still write it: restart them.
+        assert game.request is not None
+        for seat in game.request.seats:
+            if players[seat] is not None:
+                players[seat].broken = True  # type: ignore[union-attr]
+        game.stop(TIME_CAP)
+    distribute()
+
+    result = game.result
+    assert result is not None
+    game_over = codec.encode_game_over(result.placements)
+    with trio.CancelScope(shield=True):
+        async with trio.open_nursery() as nursery:
+            for seat, player in enumerate(players):
+                if player is not None and faults[seat] is None:
+                    nursery.start_soon(player.end_game, game_over)
+
+    referee = {
+        "names": list(names),
+        "faults": [f.to_json() if f else None for f in faults],
+        "decision_ms": [_summary(t) for t in times],
+    }
+    record = GameRecord.of(game, config, seed, referee=referee)
+    return GameReport(record, names, tuple(faults), tuple(tuple(t) for t in times),
+                      trio.current_time() - started)
+
+
+def _summary(times: list[float]) -> dict[str, float | int]:
+    if not times:
+        return {"n": 0}
+    ordered = sorted(times)
+    return {"n": len(ordered), "median": round(ordered[len(ordered) // 2] * 1000, 2),
+            "max": round(ordered[-1] * 1000, 2)}

@@ -1,0 +1,179 @@
+"""One bot, speaking protocol v1 over its process, on the referee's clock.
+
+A ``BotPlayer`` wraps a running ``BotProcess``: it does the handshake, queues
+the event lines of the game, sends them together with each request in one
+write, and reads the answer under the per-decision limit plus the time bank.
+Everything a bot can do wrong becomes a ``Fault`` (raised as ``BotFaulted``)
+with its evidence; nothing else escapes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Final
+
+import attrs
+import trio
+
+from arena.engine.decisions import Decision, Request
+from arena.protocol import codec
+from arena.referee import process as proc
+
+# How long an unsolicited line may take to arrive in full before the request.
+_UNSOLICITED_WAIT: Final = 0.05
+_QUOTE: Final = 200
+
+
+def _quote(line: str | None) -> str | None:
+    if line is None or len(line) <= _QUOTE:
+        return line
+    return line[:_QUOTE] + f"... ({len(line)} chars)"
+
+
+@attrs.frozen
+class Fault:
+    """What a bot did wrong, with the evidence a bot author needs to fix it."""
+
+    kind: str  # one of codec.FAULTS
+    detail: str  # plain words
+    line: str | None = None  # the offending line (cut to 200 characters)
+    request: str | None = None  # the request it answered
+    elapsed: float | None = None  # seconds from the request to the fault
+    exit: str | None = None  # how the process ended, if it did
+
+    def to_json(self) -> dict[str, object]:
+        return {k: v for k, v in attrs.asdict(self).items() if v is not None}
+
+
+class BotFaulted(Exception):
+    def __init__(self, fault: Fault) -> None:
+        self.fault = fault
+        super().__init__(f"{fault.kind}: {fault.detail}")
+
+
+class BotPlayer:
+    """A bot process that has answered the handshake; reused across games."""
+
+    def __init__(self, name: str, process: proc.BotProcess, limits: codec.Limits) -> None:
+        self.name = name
+        self.process = process
+        self.limits = limits
+        self.hello: str | None = None  # the name the bot gave
+        self.startup_time: float | None = None
+        self.broken = False  # must be restarted before its next game
+        self._next_id = 1
+        self._outbox: list[str] = []
+
+    # -- faults ----------------------------------------------------------------
+
+    def _fault(self, kind: str, detail: str, *, line: str | None = None,
+               request: str | None = None, elapsed: float | None = None) -> BotFaulted:
+        self.broken = True
+        exit_text = None
+        if self.process.returncode is not None:
+            exit_text = self.process.describe_exit()
+        return BotFaulted(Fault(kind, detail, _quote(line), _quote(request),
+                                None if elapsed is None else round(elapsed, 4), exit_text))
+
+    def _output_fault(self, exc: proc.BotFault, request: str | None,
+                      elapsed: float | None) -> BotFaulted:
+        if isinstance(exc, proc.LineTooLong):
+            return self._fault(codec.MALFORMED, f"a line longer than {codec.MAX_LINE_FROM_BOT} "
+                               "bytes", request=request, elapsed=elapsed)
+        if isinstance(exc, proc.InvalidUtf8):
+            return self._fault(codec.MALFORMED, "a line that is not UTF-8",
+                               line=exc.raw.decode("utf-8", "replace"), request=request,
+                               elapsed=elapsed)
+        return self._fault(codec.CRASH, str(exc), request=request, elapsed=elapsed)
+
+    # -- the protocol ------------------------------------------------------------
+
+    async def handshake(self) -> None:
+        """Send the handshake and read ``hello`` within the start-up limit."""
+        start = trio.current_time()
+        line = None
+        try:
+            with trio.move_on_after(self.limits.startup_ms / 1000):
+                await self.process.send_line(codec.encode_handshake(self.limits))
+                line = await self.process.read_line()
+        except proc.BotFault as exc:
+            raise self._output_fault(exc, "handshake", trio.current_time() - start) from None
+        elapsed = trio.current_time() - start
+        if line is None:
+            raise self._fault(codec.TIMEOUT, f"no hello within the start-up limit of "
+                              f"{self.limits.startup_ms} ms", request="handshake", elapsed=elapsed)
+        try:
+            self.hello = codec.decode_hello(line)
+        except codec.CodecError as exc:
+            raise self._fault(exc.fault, str(exc), line=line, request="handshake",
+                              elapsed=elapsed) from None
+        self.startup_time = elapsed
+
+    def queue(self, line: str) -> None:
+        """A line to send with the next request (or at the end of the game)."""
+        self._outbox.append(line)
+
+    async def ask(self, request: Request, legal: Sequence[Decision],
+                  bank_ms: int) -> tuple[Decision, float]:
+        """Send the queued lines and the request; the answer and its time in seconds."""
+        request_id = self._next_id
+        self._next_id += 1
+        request_line = codec.encode_request(request_id, request, legal, bank_ms)
+        await self._refuse_unsolicited(request_line)
+        lines, self._outbox = self._outbox, []
+        lines.append(request_line)
+        limit = (self.limits.decision_ms + max(bank_ms, 0)) / 1000
+        start = trio.current_time()
+        line = None
+        try:
+            with trio.move_on_after(limit):
+                await self.process.send_lines(lines)
+                line = await self.process.read_line()
+        except proc.BotFault as exc:
+            raise self._output_fault(exc, request_line, trio.current_time() - start) from None
+        elapsed = trio.current_time() - start
+        if line is None:
+            raise self._fault(codec.TIMEOUT, f"no answer within {limit * 1000:.0f} ms "
+                              f"({self.limits.decision_ms} ms + bank {max(bank_ms, 0)} ms)",
+                              request=request_line, elapsed=elapsed)
+        try:
+            decision = codec.decode_answer(line, request_id, legal)
+        except codec.CodecError as exc:
+            raise self._fault(exc.fault, str(exc), line=line, request=request_line,
+                              elapsed=elapsed) from None
+        return decision, elapsed
+
+    async def _refuse_unsolicited(self, request_line: str) -> None:
+        # A line written before its request was sent is a protocol fault, even
+        # if it happens to carry the right id.
+        if not self.process.output_waiting():
+            return
+        line = None
+        try:
+            with trio.move_on_after(_UNSOLICITED_WAIT):
+                line = await self.process.read_line()
+        except proc.BotFault as exc:
+            raise self._output_fault(exc, request_line, None) from None
+        if line is not None:
+            err = codec.unsolicited(line)
+            raise self._fault(err.fault, str(err), line=line, request=request_line)
+
+    async def end_game(self, game_over_line: str) -> None:
+        """Send the rest of the game's events and the game-over line.
+
+        The game is decided: a bot that cannot take these lines is not charged a
+        fault, only restarted before its next game.
+        """
+        lines, self._outbox = self._outbox, []
+        lines.append(game_over_line)
+        try:
+            with trio.move_on_after(self.limits.decision_ms / 1000) as scope:
+                await self.process.send_lines(lines)
+        except proc.BotFault:
+            self.broken = True
+            return
+        if scope.cancelled_caught:
+            self.broken = True
+
+    def discard_queue(self) -> None:
+        self._outbox.clear()
