@@ -75,9 +75,11 @@ def _build_parser() -> _Parser:
                    help="show only what this seat saw")
     p.set_defaults(func=_cmd_replay)
 
-    from arena.commands import play
+    from arena.commands import play, rate, run
 
     play.register(sub)
+    run.register(sub)
+    rate.register(sub)
     return parser
 
 

@@ -26,7 +26,7 @@ from arena.engine.record import save
 from arena.errors import UserError
 from arena.protocol import codec
 from arena.referee.bots import BotSpec
-from arena.referee.lineup import BotHost
+from arena.referee.lineup import BotHost, start_all
 from arena.referee.match import GameReport, play_game
 from arena.transcript import Transcript
 
@@ -50,14 +50,7 @@ async def play_once(specs: list[BotSpec], config: GameConfig, seed: int, limits:
                      log_path=run_dir / "logs" / f"{spec.name}.log", limits=limits)
              for spec in specs]
     try:
-        seats = [None] * len(hosts)
-
-        async def start(i: int) -> None:
-            seats[i] = await hosts[i].player()
-
-        async with trio.open_nursery() as nursery:
-            for i in range(len(hosts)):
-                nursery.start_soon(start, i)
+        seats = await start_all(hosts)
         return await play_game(seats, config, seed, limits, on_event=on_event)
     finally:
         with trio.CancelScope(shield=True):

@@ -7,6 +7,7 @@ restarted when the previous game left it broken (a fault, a cut-off answer).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from contextlib import AsyncExitStack
 from pathlib import Path
 from typing import Any, Final
@@ -93,3 +94,16 @@ class BotHost:
             elif player is not None:
                 await player.process.close(0)  # a faulted bot gets no grace
             await stack.aclose()
+
+
+async def start_all(hosts: Sequence[BotHost]) -> list[Any]:
+    """Ready players (or start-up faults) for a table, started in parallel."""
+    seats: list[Any] = [None] * len(hosts)
+
+    async def start(i: int) -> None:
+        seats[i] = await hosts[i].player()
+
+    async with trio.open_nursery() as nursery:
+        for i in range(len(hosts)):
+            nursery.start_soon(start, i)
+    return seats

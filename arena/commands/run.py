@@ -1,0 +1,214 @@
+"""`arena run`: a round-robin (or gauntlet) tournament with Elo ratings.
+
+Running the same command again into the same --out goes on where it stopped
+(or: arena run --resume DIR).  Adding bots plays only their games.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import secrets
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import attrs
+import trio
+
+from arena import __version__
+from arena.commands.options import (
+    add_game_options,
+    add_time_options,
+    limits_from,
+    prepare_bots,
+    results_root,
+    seed_value,
+)
+from arena.engine.cards import MAX_PLAYERS, MIN_PLAYERS
+from arena.engine.game import GameConfig
+from arena.errors import UserError
+from arena.referee.bots import bot_hash
+from arena.tournament import report as reports
+from arena.tournament.ratings import fit_ratings
+from arena.tournament.runner import Progress, RunPlan, run_games
+from arena.tournament.schedule import make_schedule
+from arena.tournament.store import (
+    FORMAT,
+    GAMES,
+    TOURNAMENT,
+    VERSION,
+    Store,
+    differences,
+    read_games,
+    read_meta,
+)
+
+DEFAULT_GAMES = 100
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("run", help="play a tournament and rate the bots")
+    p.add_argument("bots", nargs="*", metavar="BOT", help="the bots (at least 2)")
+    p.add_argument("--games", type=int, default=None, metavar="N",
+                   help=f"games per table, rounded up to whole seat rotations "
+                        f"(default: {DEFAULT_GAMES})")
+    p.add_argument("--players", type=int, default=2, metavar="K",
+                   help="seats per table, 2 to 8 (default: %(default)s)")
+    p.add_argument("--gauntlet", metavar="BOT", help="play only this bot against each other bot")
+    p.add_argument("--concurrency", type=int, default=os.cpu_count() or 1, metavar="C",
+                   help="games at once (default: the number of CPUs, %(default)s)")
+    p.add_argument("--seed", type=seed_value, help="the schedule and every deal (default: drawn)")
+    p.add_argument("--out", type=Path, metavar="DIR",
+                   help="results folder (default: a new folder under results/)")
+    p.add_argument("--resume", type=Path, metavar="DIR",
+                   help="go on with the tournament in DIR, with its own bots and options")
+    p.add_argument("--replay-changed", action="store_true",
+                   help="play again the games of bots whose files changed since")
+    p.add_argument("--anchor", metavar="BOT=ELO", help="fix one bot's rating (default: mean 1500)")
+    add_game_options(p)
+    add_time_options(p)
+    p.set_defaults(func=run)
+
+
+def _anchor(text: str | None) -> tuple[str, float] | None:
+    if text is None:
+        return None
+    name, sep, value = text.partition("=")
+    try:
+        return name, float(value) if sep and name else float("nan")
+    except ValueError:
+        pass
+    raise UserError(f"--anchor {text!r}: write it as BOT=ELO, e.g. --anchor random=1000")
+
+
+def _options(args: argparse.Namespace) -> dict[str, Any]:
+    limits = limits_from(args)
+    if not MIN_PLAYERS <= args.players <= MAX_PLAYERS:
+        raise UserError(f"--players {args.players}: a table seats {MIN_PLAYERS} to {MAX_PLAYERS}")
+    games = DEFAULT_GAMES if args.games is None else args.games
+    if games < 1:
+        raise UserError(f"--games {games}: give at least 1")
+    if args.concurrency < 1:
+        raise UserError(f"--concurrency {args.concurrency}: give at least 1")
+    return {"seed": args.seed, "players": args.players, "games": games,
+            "gauntlet": args.gauntlet, "variant": args.variant, "turn_limit": args.turn_limit,
+            "plain_deal": args.plain_deal, "limits": attrs.asdict(limits)}
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.resume is not None:
+        if args.bots or args.out:
+            raise UserError("--resume DIR takes the bots and options from DIR: give no bots "
+                            "and no --out")
+        folder = args.resume
+        meta = read_meta(folder)
+        bot_args = meta["bot_args"]
+        options = {key: meta[key] for key in ("seed", "players", "games", "gauntlet", "variant",
+                                              "turn_limit", "plain_deal", "limits")}
+    else:
+        options = _options(args)
+        bot_args = list(args.bots)
+        folder = args.out or results_root() / time.strftime("%Y%m%d-%H%M%S")
+        meta = read_meta(folder) if (folder / TOURNAMENT).exists() else None
+        if meta is not None and options["seed"] is None:
+            options["seed"] = meta["seed"]  # resuming: the recorded seed
+        if meta is not None:
+            found = differences(meta, options)
+            if found:
+                raise UserError(f"{folder} holds a tournament with other options ("
+                                + "; ".join(found) + "); use another --out, or the same options")
+    if options["seed"] is None:
+        options["seed"] = secrets.randbelow(2**63)
+    if len(bot_args) < max(2, options["players"]):
+        raise UserError(f"arena run: {len(bot_args)} bot(s) given; a tournament needs at least "
+                        f"{max(2, options['players'])}")
+    specs = prepare_bots(bot_args)
+    names = [spec.name for spec in specs]
+    if options["gauntlet"] is not None and options["gauntlet"] not in names:
+        raise UserError(f"--gauntlet {options['gauntlet']}: no such bot; the bots are "
+                        + ", ".join(names))
+    anchor = _anchor(args.anchor)
+    if anchor is not None and anchor[0] not in names:
+        raise UserError(f"--anchor {anchor[0]}: no such bot; the bots are " + ", ".join(names))
+    bots = [{"name": s.name, "command": list(s.argv), "hash": bot_hash(s)} for s in specs]
+
+    store = Store(folder)
+    replay: list[str] = []
+    if meta is not None:
+        old = {bot["name"]: bot for bot in meta["bots"]}
+        missing = [name for name in old if name not in names]
+        if missing:
+            raise UserError(f"{folder}: bot(s) {', '.join(missing)} played in this tournament "
+                            "but are not given now; give every bot again, or use another --out")
+        changed = [b["name"] for b in bots if b["name"] in old and old[b["name"]]["hash"]
+                   != b["hash"]]
+        if changed and not args.replay_changed:
+            raise UserError(f"bot(s) {', '.join(changed)} changed since their games in {folder} "
+                            "were played; pass --replay-changed to play their games again")
+        replay = changed
+    meta_out = {"format": FORMAT, "version": VERSION, "arena": __version__,
+                "command": sys.argv, "bot_args": bot_args, **options, "bots": bots}
+    if replay:
+        print(f"playing again the games of {', '.join(replay)}: "
+              f"{store.rewrite_without(replay)} games dropped", file=sys.stderr)
+    done = store.open(meta_out)
+
+    limits = limits_from(argparse.Namespace(
+        startup_time=options["limits"]["startup_ms"] / 1000,
+        decision_time=options["limits"]["decision_ms"] / 1000,
+        time_bank=options["limits"]["bank_ms"] / 1000,
+        game_time=options["limits"]["game_ms"] / 1000, turn_limit=options["turn_limit"]))
+    config = GameConfig(options["players"], options["variant"],
+                        False if options["plain_deal"] else None, options["turn_limit"])
+    try:
+        groups = make_schedule(names, players=options["players"], games=options["games"],
+                               seed=options["seed"], gauntlet=options["gauntlet"])
+    except ValueError as exc:
+        raise UserError(f"arena run: {exc}") from None
+    total = sum(len(group.order) for group in groups)
+    done_keys = {(g["group"], g["index"]) for g in done}
+    progress = Progress(total, len(done_keys & {(g.group_key, g.index) for group in groups
+                                                for g in group.games}))
+    plan = RunPlan(tuple(specs), config, limits, getattr(args, "concurrency", 1))
+    print(f"{folder}: {total} games ({progress.done} already played), seed {options['seed']}, "
+          f"{len(names)} bots", file=sys.stderr)
+    interrupted = False
+    try:
+        trio.run(run_games, plan, groups, done_keys, store, progress)
+    except KeyboardInterrupt:
+        interrupted = True
+    finally:
+        store.close()
+    _report(folder, names, anchor)
+    if interrupted:
+        print(f"\narena: interrupted; the games played are kept in {folder / GAMES}. "
+              f"Run the same command again, or arena run --resume {folder}, to go on.",
+              file=sys.stderr)
+        return 130
+    return 0
+
+
+def _report(folder: Path, names: list[str], anchor: tuple[str, float] | None,
+            out: Path | None = None) -> None:
+    games = read_games(folder / GAMES)
+    rate_and_print(games, names, anchor, out or folder, title=f"Standings: {folder.name}")
+
+
+def rate_and_print(games: list[dict[str, Any]], names: list[str],
+                   anchor: tuple[str, float] | None, out: Path | None, *, title: str) -> None:
+    try:
+        ratings = fit_ratings(games, anchor=anchor, bots=names)
+    except ValueError as exc:
+        raise UserError(f"cannot rate: {exc}") from None
+    print(reports.standings_text(ratings, games))
+    order = [r.bot for r in ratings.ratings]
+    print(reports.render_text(reports.head_to_head_table(games, order)))
+    faults = reports.fault_table(games, order)
+    if faults.rows:
+        print()
+        print(reports.render_text(faults))
+    if out is not None:
+        md, csv = reports.write_reports(out, games, ratings, title=title)
+        print(f"\nwritten: {md}, {csv}")
