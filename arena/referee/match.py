@@ -48,7 +48,6 @@ async def play_game(
     seed: int,
     limits: codec.Limits,
     *,
-    game_no: int = 1,
     on_event: Callable[[ev.Event], None] | None = None,
 ) -> GameReport:
     """Play one game.  A seat given as a ``Fault`` (its bot could not start)
@@ -67,7 +66,8 @@ async def play_game(
     for seat, player in enumerate(players):
         if player is not None:
             player.discard_queue()
-            player.queue(codec.encode_game_start(game_no, seat, wire, config.variant))
+            player.games += 1
+            player.queue(codec.encode_game_start(player.games, seat, wire, config.variant))
     for seat, fault in enumerate(faults):
         if fault is not None and not game.over:
             game.forfeit(seat, fault.kind)

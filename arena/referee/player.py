@@ -61,6 +61,7 @@ class BotPlayer:
         self.hello: str | None = None  # the name the bot gave
         self.startup_time: float | None = None
         self.broken = False  # must be restarted before its next game
+        self.games = 0  # games started in this process: the protocol's game number
         self._next_id = 1
         self._outbox: list[str] = []
 

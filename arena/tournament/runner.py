@@ -162,8 +162,7 @@ async def run_games(plan: RunPlan, groups: Sequence[DealGroup], done: Iterable[t
                         table = [host(name) for name in game.seats]
                         await _evict(hosts, max(plan.keep, len(table)))
                         seats = await start_all(table)
-                        report = await play_game(seats, plan.config, game.seed, plan.limits,
-                                                 game_no=game.index + 1)
+                        report = await play_game(seats, plan.config, game.seed, plan.limits)
                         await results.send((game, report))
         finally:
             with trio.CancelScope(shield=True):
