@@ -12,6 +12,7 @@ from contextlib import AsyncExitStack
 from pathlib import Path
 from typing import Any, Final
 
+import attrs
 import trio
 
 from arena.protocol import codec
@@ -20,6 +21,10 @@ from arena.referee.player import BotFaulted, BotPlayer, Fault
 from arena.referee.process import BotFault, open_bot_process
 
 QUIT_GRACE: Final = 1.0  # seconds a bot has to exit after "quit"
+# A bot that fails to start this many times in a row is not started again in
+# this run: each of its later games is forfeited at once with the last fault,
+# instead of costing every table a start-up timeout.
+MAX_FAILED_STARTS: Final = 3
 
 
 class BotHost:
@@ -42,6 +47,8 @@ class BotHost:
         self._options = process_options or {}
         self._player: BotPlayer | None = None
         self._stack: AsyncExitStack | None = None
+        self._failed_starts = 0
+        self._last_fault: Fault | None = None
 
     async def player(self) -> BotPlayer | Fault:
         """A ready player for the next game, or the fault that stopped it starting."""
@@ -49,6 +56,9 @@ class BotHost:
         if player is not None and not player.broken and player.process.usable:
             return player
         await self.close()
+        if self._failed_starts >= MAX_FAILED_STARTS and self._last_fault is not None:
+            return attrs.evolve(self._last_fault, detail=f"{self._last_fault.detail} (not "
+                                f"started again after {MAX_FAILED_STARTS} failed starts)")
         stack = AsyncExitStack()
         try:
             if self._limiter is not None:
@@ -58,12 +68,15 @@ class BotHost:
                 player = await self._start(stack)
         except BotFaulted as exc:
             await stack.aclose()
+            self._failed_starts += 1
+            self._last_fault = exc.fault
             return exc.fault
         except BaseException:
             with trio.CancelScope(shield=True):
                 await stack.aclose()
             raise
         self._stack, self._player = stack, player
+        self._failed_starts = 0
         return player
 
     async def _start(self, stack: AsyncExitStack) -> BotPlayer:
