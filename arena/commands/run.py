@@ -7,6 +7,7 @@ Running the same command again into the same --out goes on where it stopped
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import secrets
 import sys
@@ -77,9 +78,11 @@ def _anchor(text: str | None) -> tuple[str, float] | None:
         return None
     name, sep, value = text.partition("=")
     try:
-        return name, float(value) if sep and name else float("nan")
+        elo = float(value)
     except ValueError:
-        pass
+        elo = math.nan
+    if sep and name and math.isfinite(elo):
+        return name, elo
     raise UserError(f"--anchor {text!r}: write it as BOT=ELO, e.g. --anchor random=1000")
 
 
@@ -109,7 +112,8 @@ def run(args: argparse.Namespace) -> int:
                                               "turn_limit", "plain_deal", "limits")}
     else:
         options = _options(args)
-        bot_args = list(args.bots)
+        # Absolute, so that --resume works from any directory.
+        bot_args = [os.path.abspath(arg) for arg in args.bots]
         folder = args.out or results_root() / time.strftime("%Y%m%d-%H%M%S")
         meta = read_meta(folder) if (folder / TOURNAMENT).exists() else None
         if meta is not None and options["seed"] is None:

@@ -59,17 +59,18 @@ class Progress:
     """Games done of total, rate, time left and the leader: a live line on a
     terminal, a plain line every ``every`` seconds on a pipe."""
 
-    def __init__(self, total: int, done: int, out: TextIO = sys.stderr, every: float = 10.0,
+    def __init__(self, total: int, done: int, out: TextIO | None = None, every: float = 10.0,
                  clock: Callable[[], float] = time.monotonic) -> None:
         self.total = total
         self.done_before = done
         self.done = done
-        self.out = out
+        # sys.stderr as it is now, not as it was when this module was imported.
+        self.out = sys.stderr if out is None else out
         self.every = every
         self.clock = clock
         self.started = clock()
         self.last = self.started
-        self.tty = out.isatty()
+        self.tty = self.out.isatty()
         self.points: dict[str, float] = {}
         self.played: dict[str, int] = {}
 

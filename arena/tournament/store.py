@@ -81,7 +81,33 @@ def read_meta(folder: Path) -> dict[str, Any]:
                         f"another --out") from None
     if not isinstance(meta, dict) or meta.get("format") != FORMAT:
         raise UserError(f"{path}: not an arena tournament file")
+    problem = _meta_problem(meta)
+    if problem:
+        raise UserError(f"{path}: damaged ({problem}); restore it, or start a new run with "
+                        f"another --out")
     return meta
+
+
+# The fields of tournament.json that run and rate read, and their JSON types.
+_META_FIELDS: Final = {"bot_args": list, "bots": list, "seed": int, "players": int,
+                       "games": int, "gauntlet": (str, type(None)), "variant": str,
+                       "turn_limit": int, "plain_deal": bool, "limits": dict}
+_LIMITS: Final = ("startup_ms", "decision_ms", "bank_ms", "game_ms")
+
+
+def _meta_problem(meta: dict[str, Any]) -> str | None:
+    """What is wrong with a parsed tournament.json (a hand edit, say), or None."""
+    for key, kind in _META_FIELDS.items():
+        if not isinstance(meta.get(key), kind):
+            return f"{key} is missing or of the wrong type"
+    if not all(isinstance(arg, str) for arg in meta["bot_args"]):
+        return "bot_args must be strings"
+    if not all(isinstance(bot, dict) and isinstance(bot.get("name"), str)
+               and isinstance(bot.get("hash"), str) for bot in meta["bots"]):
+        return "each of bots needs a name and a hash"
+    if not all(isinstance(meta["limits"].get(key), int) for key in _LIMITS):
+        return "limits needs " + ", ".join(_LIMITS)
+    return None
 
 
 def differences(old: Mapping[str, Any], new: Mapping[str, Any]) -> list[str]:
@@ -104,13 +130,14 @@ class Store:
 
     def open(self, meta: Mapping[str, Any]) -> list[dict[str, Any]]:
         """Write tournament.json and open games.jsonl; the games already played."""
+        # Read first: a damaged games.jsonl stops the run before anything is written.
+        games = read_games(self.games_path, repair=True)
         self.folder.mkdir(parents=True, exist_ok=True)
         (self.folder / RECORDS).mkdir(exist_ok=True)
         (self.folder / LOGS).mkdir(exist_ok=True)
         tmp = self.folder / (TOURNAMENT + ".tmp")
         tmp.write_text(json.dumps(dict(meta), indent=2) + "\n", encoding="utf-8")
         os.replace(tmp, self.folder / TOURNAMENT)
-        games = read_games(self.games_path, repair=True)
         self._count = _last_record_number(self.folder / RECORDS)
         self._file = open(self.games_path, "a", encoding="utf-8")  # noqa: SIM115 - held open
         return games

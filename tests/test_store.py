@@ -1,0 +1,237 @@
+"""Unit tests of the results folder (arena/tournament/store.py)."""
+
+from __future__ import annotations
+
+import gzip
+import json
+from pathlib import Path
+
+import pytest
+
+from arena.engine.record import GameRecord
+from arena.errors import UserError
+from arena.tournament.store import (
+    FORMAT,
+    GAMES,
+    IDENTITY,
+    RECORDS,
+    TOURNAMENT,
+    VERSION,
+    Store,
+    differences,
+    read_games,
+    read_meta,
+)
+
+
+def game(group: str, index: int, *seats: str) -> dict:
+    return {"group": group, "index": index, "seats": list(seats), "placements": [1, 2]}
+
+
+def jsonl(*games: dict) -> bytes:
+    return b"".join(json.dumps(g).encode() + b"\n" for g in games)
+
+
+def meta(**changes) -> dict:
+    base = {"format": FORMAT, "version": VERSION, "bot_args": ["a.py", "b.py"],
+            "bots": [{"name": "a", "command": ["a"], "hash": "1"},
+                     {"name": "b", "command": ["b"], "hash": "2"}],
+            "seed": 1, "players": 2, "games": 4, "gauntlet": None, "variant": "ambassador",
+            "turn_limit": 1000, "plain_deal": False,
+            "limits": {"startup_ms": 1, "decision_ms": 2, "bank_ms": 3, "game_ms": 4}}
+    base.update(changes)
+    return base
+
+
+GAMES_3 = (game("a|b#0", 0, "a", "b"), game("a|b#0", 1, "b", "a"), game("a|c#0", 0, "c", "a"))
+
+
+# read_games
+
+def test_read_games_of_a_missing_file_is_empty(tmp_path: Path) -> None:
+    assert read_games(tmp_path / GAMES) == []
+    assert read_games(tmp_path / GAMES, repair=True) == []
+    assert not (tmp_path / GAMES).exists()
+
+
+def test_read_games_drops_a_torn_tail_and_leaves_the_file_without_repair(tmp_path: Path) -> None:
+    path = tmp_path / GAMES
+    whole = jsonl(*GAMES_3[:2])
+    data = whole + jsonl(GAMES_3[2])[:20]  # the third line cut mid-write: no newline
+    path.write_bytes(data)
+    assert read_games(path) == list(GAMES_3[:2])
+    assert path.read_bytes() == data
+
+
+def test_repair_cuts_exactly_the_torn_tail(tmp_path: Path) -> None:
+    path = tmp_path / GAMES
+    whole = jsonl(*GAMES_3[:2])
+    path.write_bytes(whole + b'{"group": "a|c#0", "ind')
+    assert read_games(path, repair=True) == list(GAMES_3[:2])
+    assert path.read_bytes() == whole
+
+
+def test_repair_of_a_file_that_is_only_a_torn_line_empties_it(tmp_path: Path) -> None:
+    path = tmp_path / GAMES
+    path.write_bytes(b'{"group"')
+    assert read_games(path, repair=True) == []
+    assert path.read_bytes() == b""
+
+
+def test_repair_leaves_a_whole_file_alone(tmp_path: Path) -> None:
+    path = tmp_path / GAMES
+    data = jsonl(*GAMES_3) + b"\n"  # a blank line is skipped, not an error
+    path.write_bytes(data)
+    assert read_games(path, repair=True) == list(GAMES_3)
+    assert path.read_bytes() == data
+
+
+@pytest.mark.parametrize("bad", [b"{not json", b"[1, 2]", b'{"group": "a|b#1"}', b"\xff\xfe"])
+def test_a_damaged_middle_line_is_named_and_nothing_is_cut(tmp_path: Path, bad: bytes) -> None:
+    path = tmp_path / GAMES
+    data = jsonl(GAMES_3[0]) + bad + b"\n" + jsonl(*GAMES_3[1:])
+    path.write_bytes(data)
+    with pytest.raises(UserError) as caught:
+        read_games(path, repair=True)
+    message = str(caught.value)
+    assert str(path) in message and "line 2" in message
+    assert "\n" not in message
+    assert path.read_bytes() == data
+
+
+# rewrite_without, append and record numbers
+
+def test_append_writes_the_record_then_a_numbered_line(tmp_path: Path) -> None:
+    store = Store(tmp_path / "t")
+    assert store.open(meta()) == []
+    for g in GAMES_3:
+        store.append(dict(g), GameRecord(decisions=((0, "income"),)))
+    store.close()
+    lines = read_games(tmp_path / "t" / GAMES)
+    assert [line["record"] for line in lines] == [f"{RECORDS}/{n:06d}.json.gz" for n in (1, 2, 3)]
+    assert [{k: v for k, v in line.items() if k != "record"} for line in lines] == list(GAMES_3)
+    for line in lines:
+        with gzip.open(tmp_path / "t" / line["record"], "rt") as f:
+            assert json.load(f)["decisions"] == [[0, "income"]]
+    assert json.loads((tmp_path / "t" / TOURNAMENT).read_text()) == meta()
+    assert not list((tmp_path / "t").glob("*.tmp"))
+
+
+def test_open_repairs_a_torn_tail_and_returns_the_games_played(tmp_path: Path) -> None:
+    folder = tmp_path / "t"
+    folder.mkdir()
+    (folder / GAMES).write_bytes(jsonl(*GAMES_3[:2]) + b'{"gro')
+    store = Store(folder)
+    assert store.open(meta()) == list(GAMES_3[:2])
+    store.append(dict(GAMES_3[2]), GameRecord(decisions=()))
+    store.close()
+    # The new line starts on a line of its own: the torn bytes are gone.
+    assert [g["group"] for g in read_games(folder / GAMES)] == ["a|b#0", "a|b#0", "a|c#0"]
+
+
+def test_rewrite_without_keeps_the_others_and_numbers_are_never_reused(tmp_path: Path) -> None:
+    folder = tmp_path / "t"
+    store = Store(folder)
+    store.open(meta())
+    for g in GAMES_3:
+        store.append(dict(g), GameRecord(decisions=()))
+    store.close()
+    before = read_games(folder / GAMES)
+
+    store = Store(folder)
+    assert store.rewrite_without(["c"]) == 1
+    assert read_games(folder / GAMES) == before[:2]  # the others, unchanged and in order
+    assert store.rewrite_without(["nobody"]) == 0
+    assert read_games(folder / GAMES) == before[:2]
+
+    store.open(meta())
+    store.append(dict(GAMES_3[2]), GameRecord(decisions=()))
+    store.close()
+    after = read_games(folder / GAMES)
+    # The dropped game's record 3 is kept on disk; the replayed game gets 4.
+    assert [g["record"] for g in after] == [f"{RECORDS}/{n:06d}.json.gz" for n in (1, 2, 4)]
+    assert (folder / RECORDS / "000003.json.gz").exists()
+
+
+def test_record_numbers_skip_a_record_whose_line_was_never_written(tmp_path: Path) -> None:
+    folder = tmp_path / "t"
+    store = Store(folder)
+    store.open(meta())
+    store.append(dict(GAMES_3[0]), GameRecord(decisions=()))
+    store.close()
+    # A crash between saving a record and writing its line leaves record 2 alone.
+    (folder / RECORDS / "000002.json.gz").write_bytes(b"")
+    store = Store(folder)
+    store.open(meta())
+    store.append(dict(GAMES_3[1]), GameRecord(decisions=()))
+    store.close()
+    assert [g["record"] for g in read_games(folder / GAMES)] == [
+        f"{RECORDS}/000001.json.gz", f"{RECORDS}/000003.json.gz"]
+
+
+def test_rewrite_without_refuses_a_damaged_file_and_changes_nothing(tmp_path: Path) -> None:
+    folder = tmp_path / "t"
+    folder.mkdir()
+    data = jsonl(GAMES_3[0]) + b"oops\n" + jsonl(GAMES_3[2])
+    (folder / GAMES).write_bytes(data)
+    with pytest.raises(UserError, match="line 2"):
+        Store(folder).rewrite_without(["c"])
+    assert (folder / GAMES).read_bytes() == data
+
+
+# differences and read_meta
+
+def test_differences_names_each_identity_option_that_differs() -> None:
+    old = meta()
+    assert differences(old, meta()) == []
+    # Bots, command and version are not identity options.
+    assert differences(old, meta(bots=[], command=["x"], arena="9")) == []
+    found = differences(old, meta(games=6, variant="inquisitor"))
+    assert found == ['games was 4, now 6', 'variant was "ambassador", now "inquisitor"']
+    limits = dict(old["limits"], decision_ms=5)
+    assert differences(old, meta(limits=limits)) == [
+        'limits was {"startup_ms": 1, "decision_ms": 2, "bank_ms": 3, "game_ms": 4}, '
+        'now {"startup_ms": 1, "decision_ms": 5, "bank_ms": 3, "game_ms": 4}']
+    missing = {k: v for k, v in old.items() if k != "gauntlet"}
+    assert differences(missing, meta(gauntlet="a")) == ['gauntlet was null, now "a"']
+    assert set(IDENTITY) >= {"seed", "players", "games", "limits"}
+
+
+def test_read_meta_reads_what_open_wrote(tmp_path: Path) -> None:
+    store = Store(tmp_path)
+    store.open(meta())
+    store.close()
+    assert read_meta(tmp_path) == meta()
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    (None, "no tournament.json here"),
+    ('{"format": "arena-tourn', "damaged"),
+    ("[1]", "not an arena tournament file"),
+    (json.dumps(meta(format="other")), "not an arena tournament file"),
+    (json.dumps({k: v for k, v in meta().items() if k != "bots"}), "damaged (bots"),
+    (json.dumps(meta(bots=["a", "b"])), "damaged (each of bots"),
+    (json.dumps(meta(bot_args="a.py")), "damaged (bot_args"),
+    (json.dumps(meta(limits={"startup_ms": 1})), "damaged (limits"),
+    (json.dumps(meta(seed="1")), "damaged (seed"),
+], ids=["missing", "cut", "list", "format", "no-bots", "bots-strings", "bot_args", "limits",
+        "seed"])
+def test_read_meta_says_what_is_wrong_in_one_line(tmp_path: Path, text: str | None,
+                                                  expected: str) -> None:
+    if text is not None:
+        (tmp_path / TOURNAMENT).write_text(text)
+    with pytest.raises(UserError) as caught:
+        read_meta(tmp_path)
+    assert expected in str(caught.value)
+    assert "\n" not in str(caught.value)
+
+
+def test_open_writes_nothing_when_games_jsonl_is_damaged(tmp_path: Path) -> None:
+    folder = tmp_path / "t"
+    folder.mkdir()
+    data = jsonl(GAMES_3[0]) + b"oops\n" + jsonl(GAMES_3[2])
+    (folder / GAMES).write_bytes(data)
+    with pytest.raises(UserError, match="line 2"):
+        Store(folder).open(meta())
+    assert sorted(p.name for p in folder.iterdir()) == [GAMES]
+    assert (folder / GAMES).read_bytes() == data
