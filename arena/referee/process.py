@@ -27,6 +27,10 @@ Decisions, in one place:
   ``grace``, SIGKILLs the group, always reaps the bot, then SIGKILLs the group again
   for leftovers and waits (bounded) until none is alive. It runs shielded, so
   cancellation and Ctrl-C still clean up.
+* **Limits and sandbox** (optional: ``limits=``, ``sandbox=``): the bot starts
+  through a launcher that sets its ``RLIMIT_*`` and execs it (inside bubblewrap
+  when sandboxed), and a watchdog task kills it when it is over its memory or CPU
+  limit; ``limit_hit`` names the limit. See ``limits`` and ``sandbox``.
 """
 
 from __future__ import annotations
@@ -37,12 +41,22 @@ import shlex
 import signal
 import subprocess
 import time
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Iterable, Sequence
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, BinaryIO, Final, NoReturn
 
 import trio
+
+from arena.referee.limits import (
+    BotLimits,
+    ProcessTable,
+    Watchdog,
+    exit_limit,
+    launcher_argv,
+    read_stat,
+)
+from arena.referee.sandbox import Sandbox, SandboxError, sandbox_argv
 
 if TYPE_CHECKING:
     from arena.referee.bots import BotSpec
@@ -151,6 +165,8 @@ class BotProcess:
         max_line: int,
         log_cap: int,
         exit_wait: float,
+        limits: BotLimits | None = None,
+        sandboxed: bool = False,
     ) -> None:
         assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
         self.name = spec.name
@@ -181,6 +197,12 @@ class BotProcess:
         self._closing = False
         self._closed = trio.Event()
 
+        self.limits = limits
+        self.sandboxed = sandboxed
+        self._watchdog: Watchdog | None = None
+        self._watch_scope = trio.CancelScope()
+        self._limit_hit: str | None = None
+
     @property
     def pid(self) -> int:
         return self._proc.pid
@@ -201,6 +223,54 @@ class BotProcess:
             and self._writer_broken is None
             and self.returncode is None
         )
+
+    @property
+    def limit_hit(self) -> str | None:
+        """The resource limit the bot hit: "memory 256 MB", "cpu 10 s", "file size 64 MB".
+
+        Set when the watchdog killed the bot over its memory or CPU, or when the
+        bot died of SIGXFSZ; else None (always None without ``limits``). A bot at
+        its open-files limit, or one that ignores SIGXFSZ, gets an error from the
+        system call instead and carries on (or fails) as it sees fit.
+        """
+        if self._limit_hit is not None or self.limits is None:
+            return self._limit_hit
+        return exit_limit(self.limits, self.returncode, sandboxed=self.sandboxed)
+
+    @property
+    def cpu_used(self) -> float | None:
+        """CPU seconds used by the bot's processes since ``reset_cpu`` (as of the
+        watchdog's last look); None without a watchdog."""
+        return None if self._watchdog is None else self._watchdog.cpu_used
+
+    @property
+    def memory_peak(self) -> int | None:
+        """The most memory (bytes of RSS, all its processes) the watchdog saw, or None."""
+        return None if self._watchdog is None else self._watchdog.memory_peak
+
+    def reset_cpu(self) -> None:
+        """Start a new CPU budget of ``limits.cpu_seconds``: call it as each game starts."""
+        if self._watchdog is not None and self.returncode is None:
+            self._watchdog.reset_cpu()
+
+    def _limit_exceeded(self, what: str, pids: Iterable[int]) -> None:
+        if self._limit_hit is not None or self.returncode is not None:
+            return
+        self._limit_hit = what
+        self._write_log(f"[arena: pid {self.pid} is over its limit: {what}; killed]\n".encode())
+        self._signal_group(signal.SIGKILL)
+        # Descendants that left the group (setsid) were counted, so they go too.
+        for pid in pids:
+            if pid != self.pid:
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                except (ProcessLookupError, PermissionError):
+                    pass
+
+    async def _watch(self) -> None:
+        assert self._watchdog is not None
+        with self._watch_scope:
+            await self._watchdog.run(lambda: self.returncode is None, self._limit_exceeded)
 
     def describe_exit(self) -> str:
         """E.g. "exited with status 1", "killed by signal 9 (SIGKILL), sent by arena"."""
@@ -315,6 +385,8 @@ class BotProcess:
         self._closed.set()
 
     async def _stop(self, grace: float) -> None:
+        self._watch_scope.cancel()  # from here on, close decides how the bot ends
+        inside = self._sandbox_init() if self.sandboxed else []
         self._stdin.close()  # EOF on the bot's stdin: a polite bot ends here
         if grace <= 0 or not await self._wait_exit(grace):
             if grace > 0:
@@ -324,6 +396,8 @@ class BotProcess:
                 await self._proc.wait()
         # The leader is reaped; take down whatever it left in its group.
         await self._kill_leftovers()
+        if inside:
+            await self._wait_sandbox_gone(inside)
         with trio.move_on_after(_STDERR_EOF_WAIT):
             await self._stderr_done.wait()
         self._drain_scope.cancel()
@@ -343,6 +417,23 @@ class BotProcess:
             os.killpg(self.pid, sig)
         except ProcessLookupError:
             pass
+
+    def _sandbox_init(self) -> list[int]:
+        # The leader is bwrap; its child is the init of the sandbox's PID namespace.
+        if self.returncode is not None:
+            return []  # bwrap ends only after its namespace has, unless killed
+        return ProcessTable.read().children(self.pid)
+
+    async def _wait_sandbox_gone(self, inits: list[int]) -> None:
+        # A killed bwrap takes its namespace's init with it (--die-with-parent), and
+        # an init dies only after everything else in its namespace has; both happen
+        # asynchronously, so poll (bounded) until the init is dead.
+        with trio.move_on_after(_GROUP_WAIT):
+            while any(
+                (info := read_stat(pid)) is not None and info.state not in ("Z", "X")
+                for pid in inits
+            ):
+                await trio.sleep(_GROUP_POLL)
 
     async def _kill_leftovers(self) -> None:
         # Members that are not our children cannot be awaited, and SIGKILL is
@@ -413,6 +504,8 @@ async def open_bot_process(
     log_cap: int = DEFAULT_LOG_CAP,
     close_grace: float = DEFAULT_CLOSE_GRACE,
     exit_wait: float = DEFAULT_EXIT_WAIT,
+    limits: BotLimits | None = None,
+    sandbox: Sandbox | None = None,
 ) -> AsyncIterator[BotProcess]:
     """Start the bot, drain its stderr into ``log_path``, and always end it on exit.
 
@@ -420,6 +513,11 @@ async def open_bot_process(
     (including cancellation) it is SIGKILLed at once. Exceptions from the body
     propagate unchanged (never wrapped in an exception group). Raises
     ``BotStartError`` if the program cannot be started.
+
+    ``limits``: run the bot under these resource limits (see ``limits``), with a
+    watchdog task for memory and CPU; it returns once the program has been
+    exec'd. ``sandbox``: run it inside bubblewrap (see ``sandbox``); call
+    ``sandbox.check_sandbox()`` once beforehand, at start-up.
     """
     if max_line < 1 or log_cap < 0:
         raise ValueError("max_line must be >= 1 and log_cap >= 0")
@@ -429,27 +527,63 @@ async def open_bot_process(
     log_path.parent.mkdir(parents=True, exist_ok=True)
     with open(log_path, "ab", buffering=0) as log:
         stamp = time.strftime("%Y-%m-%d %H:%M:%S")
+        argv = list(spec.argv)
+        status_read = status_write = None
         try:
+            if sandbox is not None:
+                argv = sandbox_argv(
+                    argv, bot_path=spec.path, scratch_dir=scratch_dir, sandbox=sandbox
+                )
+            if limits is not None:
+                status_read, status_write = os.pipe()
+                argv = [*launcher_argv(limits, status_fd=status_write), *argv]
             proc = await trio.lowlevel.open_process(
-                list(spec.argv),
+                argv,
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,
                 start_new_session=True,
                 cwd=scratch_dir,
                 env=bot_env(scratch_dir),
+                pass_fds=() if status_write is None else (status_write,),
             )
-        except OSError as exc:
+        except BaseException as exc:
+            if status_read is not None:
+                os.close(status_read)
+            if not isinstance(exc, OSError | SandboxError):
+                raise
             log.write(f"[arena: {stamp} cannot start {shlex.join(spec.argv)}: {exc}]\n".encode())
             raise BotStartError(spec.name, f"bot {spec.name!r} cannot be started: {exc}") from None
-        bot = BotProcess(spec, proc, log, max_line=max_line, log_cap=log_cap, exit_wait=exit_wait)
+        finally:
+            if status_write is not None:
+                os.close(status_write)
+        bot = BotProcess(
+            spec,
+            proc,
+            log,
+            max_line=max_line,
+            log_cap=log_cap,
+            exit_wait=exit_wait,
+            limits=limits,
+            sandboxed=sandbox is not None,
+        )
+        how = ""
+        if limits is not None:
+            how = f" (limits: {limits.describe()}{'; sandboxed' if sandbox else ''})"
+        elif sandbox is not None:
+            how = " (sandboxed)"
         bot._write_log(
-            f"[arena: {stamp} started pid {proc.pid}: {shlex.join(spec.argv)}]\n".encode()
+            f"[arena: {stamp} started pid {proc.pid}: {shlex.join(spec.argv)}{how}]\n".encode()
         )
         body_error: BaseException | None = None
         try:
+            if status_read is not None:
+                await _await_exec(bot, status_read, stamp)
             async with trio.open_nursery() as nursery:
                 nursery.start_soon(bot._drain_stderr)
+                if limits is not None and limits.watched:
+                    bot._watchdog = Watchdog(proc.pid, limits)
+                    nursery.start_soon(bot._watch)
                 try:
                     yield bot
                 except BaseException as exc:
@@ -461,6 +595,22 @@ async def open_bot_process(
             await bot.close(0)
         if body_error is not None:
             raise body_error
+
+
+async def _await_exec(bot: BotProcess, status_read: int, stamp: str) -> None:
+    """Wait until the launcher has exec'd the bot; ``BotStartError`` if the exec failed.
+
+    The launcher's status pipe closes on exec having carried nothing, or carries
+    the error. Owns and closes ``status_read``.
+    """
+    message = b""
+    async with trio.lowlevel.FdStream(status_read) as status:
+        while len(message) < 4096 and (data := await status.receive_some(4096)):
+            message += data
+    if message:
+        text = message.decode("utf-8", "replace").strip()
+        bot._write_log(f"[arena: {stamp} cannot start {shlex.join(bot.argv)}: {text}]\n".encode())
+        raise BotStartError(bot.name, f"bot {bot.name!r} cannot be started: {text}")
 
 
 def group_alive(pgid: int) -> bool:
