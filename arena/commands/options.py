@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from arena.engine.cards import VARIANTS
 from arena.engine.rules import DEFAULT_TURN_LIMIT
@@ -89,3 +90,68 @@ def prepare_bots(args: Sequence[str], *, build: bool = True) -> list[BotSpec]:
 
 def results_root() -> Path:
     return Path("results")
+
+
+def _zero_is_none(kind: type) -> object:
+    def parse(text: str) -> float | int | None:
+        try:
+            value = kind(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+        if value < 0:
+            raise argparse.ArgumentTypeError(f"{text!r}: give 0 (no limit) or more")
+        return value or None
+
+    return parse
+
+
+def add_limit_options(parser: argparse.ArgumentParser) -> None:
+    from arena.referee import limits
+
+    group = parser.add_argument_group("resource limits per bot (0: no limit)")
+    group.add_argument("--memory-mb", type=_zero_is_none(int), default=limits.DEFAULT_MEMORY_MB,
+                       metavar="MB", help="resident memory of all its processes "
+                                          "(default: %(default)s)")
+    group.add_argument("--cpu-seconds", type=_zero_is_none(float),
+                       default=limits.DEFAULT_CPU_SECONDS, metavar="S",
+                       help="CPU time per game (default: %(default)s)")
+    group.add_argument("--file-size-mb", type=_zero_is_none(int),
+                       default=limits.DEFAULT_FILE_SIZE_MB, metavar="MB",
+                       help="largest file it may write (default: %(default)s)")
+    group.add_argument("--open-files", type=_zero_is_none(int),
+                       default=limits.DEFAULT_OPEN_FILES, metavar="N",
+                       help="open files per process (default: %(default)s)")
+    group.add_argument("--sandbox", action="store_true",
+                       help="run each bot in bubblewrap: no network, its own processes only, "
+                            "read-only system, writable scratch directory only")
+    group.add_argument("--sandbox-ro", action="append", default=[], metavar="DIR",
+                       help="another folder a sandboxed bot may read (repeatable)")
+
+
+def resources_from(args: argparse.Namespace) -> dict[str, Any]:
+    """The resource options as JSON (tournament.json keeps them to resume)."""
+    return {"memory_mb": args.memory_mb, "cpu_seconds": args.cpu_seconds,
+            "file_size_mb": args.file_size_mb, "open_files": args.open_files,
+            "sandbox": args.sandbox, "sandbox_ro": list(args.sandbox_ro)}
+
+
+def process_options(resources: dict[str, Any]) -> dict[str, Any]:
+    """The keyword arguments for open_bot_process: limits, and the sandbox if asked.
+
+    ``--sandbox`` is checked here, once: it stops the command with one line
+    when bubblewrap cannot isolate a bot, and never runs a bot without it.
+    """
+    from arena.referee.limits import BotLimits
+    from arena.referee.sandbox import Sandbox, SandboxUnavailable, check_sandbox
+
+    limits = BotLimits(memory_mb=resources["memory_mb"], cpu_seconds=resources["cpu_seconds"],
+                       file_size_mb=resources["file_size_mb"],
+                       open_files=resources["open_files"])
+    sandbox = None
+    if resources["sandbox"]:
+        sandbox = Sandbox(ro_binds=tuple(resources["sandbox_ro"]))
+        try:
+            check_sandbox(sandbox)
+        except SandboxUnavailable as exc:
+            raise UserError(f"--sandbox: {exc}") from None
+    return {"limits": limits, "sandbox": sandbox}

@@ -8,14 +8,18 @@ import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import trio
 
 from arena.commands.options import (
     add_game_options,
+    add_limit_options,
     add_time_options,
     limits_from,
     prepare_bots,
+    process_options,
+    resources_from,
     results_root,
     seed_value,
 )
@@ -41,13 +45,16 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--quiet", action="store_true", help="print only the result")
     add_game_options(p)
     add_time_options(p)
+    add_limit_options(p)
     p.set_defaults(func=run)
 
 
 async def play_once(specs: list[BotSpec], config: GameConfig, seed: int, limits: codec.Limits,
-                    run_dir: Path, on_event: Callable[[ev.Event], None] | None) -> GameReport:
+                    run_dir: Path, on_event: Callable[[ev.Event], None] | None,
+                    options: dict[str, Any] | None = None) -> GameReport:
     hosts = [BotHost(spec, scratch_dir=run_dir / "scratch" / spec.name,
-                     log_path=run_dir / "logs" / f"{spec.name}.log", limits=limits)
+                     log_path=run_dir / "logs" / f"{spec.name}.log", limits=limits,
+                     process_options=options)
              for spec in specs]
     try:
         seats = await start_all(hosts)
@@ -64,6 +71,7 @@ def run(args: argparse.Namespace) -> int:
         raise UserError(f"arena play: {len(args.bots)} bots given; a game takes "
                         f"{MIN_PLAYERS} to {MAX_PLAYERS}")
     limits = limits_from(args)
+    options = process_options(resources_from(args))
     specs = prepare_bots(args.bots)
     seed = args.seed if args.seed is not None else secrets.randbelow(2**63)
     config = GameConfig(len(specs), args.variant, False if args.plain_deal else None,
@@ -78,7 +86,7 @@ def run(args: argparse.Namespace) -> int:
 
     print(f"seed {seed}; bots: " + ", ".join(f"{s.name} [{i}]" for i, s in enumerate(specs)))
     report = trio.run(play_once, specs, config, seed, limits, run_dir,
-                      None if args.quiet else show)
+                      None if args.quiet else show, options)
     result = report.result
     placements = result["placements"]
     order = sorted(range(len(specs)), key=lambda s: placements[s])

@@ -21,9 +21,12 @@ import trio
 from arena import __version__
 from arena.commands.options import (
     add_game_options,
+    add_limit_options,
     add_time_options,
     limits_from,
     prepare_bots,
+    process_options,
+    resources_from,
     results_root,
     seed_value,
 )
@@ -70,6 +73,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--anchor", metavar="BOT=ELO", help="fix one bot's rating (default: mean 1500)")
     add_game_options(p)
     add_time_options(p)
+    add_limit_options(p)
     p.set_defaults(func=run)
 
 
@@ -97,7 +101,8 @@ def _options(args: argparse.Namespace) -> dict[str, Any]:
         raise UserError(f"--concurrency {args.concurrency}: give at least 1")
     return {"seed": args.seed, "players": args.players, "games": games,
             "gauntlet": args.gauntlet, "variant": args.variant, "turn_limit": args.turn_limit,
-            "plain_deal": args.plain_deal, "limits": attrs.asdict(limits)}
+            "plain_deal": args.plain_deal, "limits": attrs.asdict(limits),
+            "resources": resources_from(args)}
 
 
 def run(args: argparse.Namespace) -> int:
@@ -109,7 +114,8 @@ def run(args: argparse.Namespace) -> int:
         meta = read_meta(folder)
         bot_args = meta["bot_args"]
         options = {key: meta[key] for key in ("seed", "players", "games", "gauntlet", "variant",
-                                              "turn_limit", "plain_deal", "limits")}
+                                              "turn_limit", "plain_deal", "limits",
+                                              "resources")}
     else:
         options = _options(args)
         # Absolute, so that --resume works from any directory.
@@ -128,6 +134,7 @@ def run(args: argparse.Namespace) -> int:
     if len(bot_args) < max(2, options["players"]):
         raise UserError(f"arena run: {len(bot_args)} bot(s) given; a tournament needs at least "
                         f"{max(2, options['players'])}")
+    proc_options = process_options(options["resources"])  # --sandbox checked before builds
     specs = prepare_bots(bot_args)
     names = [spec.name for spec in specs]
     if options["gauntlet"] is not None and options["gauntlet"] not in names:
@@ -175,7 +182,8 @@ def run(args: argparse.Namespace) -> int:
     done_keys = {(g["group"], g["index"]) for g in done}
     progress = Progress(total, len(done_keys & {(g.group_key, g.index) for group in groups
                                                 for g in group.games}))
-    plan = RunPlan(tuple(specs), config, limits, getattr(args, "concurrency", 1))
+    plan = RunPlan(tuple(specs), config, limits, getattr(args, "concurrency", 1),
+                   process_options=proc_options)
     print(f"{folder}: {total} games ({progress.done} already played), seed {options['seed']}, "
           f"{len(names)} bots", file=sys.stderr)
     interrupted = False

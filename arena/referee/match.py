@@ -66,6 +66,7 @@ async def play_game(
     for seat, player in enumerate(players):
         if player is not None:
             player.discard_queue()
+            player.process.reset_cpu()  # the CPU limit is per game
             player.games += 1
             player.queue(codec.encode_game_start(player.games, seat, wire, config.variant))
     for seat, fault in enumerate(faults):

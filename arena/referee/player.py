@@ -70,6 +70,10 @@ class BotPlayer:
     def _fault(self, kind: str, detail: str, *, line: str | None = None,
                request: str | None = None, elapsed: float | None = None) -> BotFaulted:
         self.broken = True
+        # A bot killed for a resource limit shows as a crash or a timeout: say why.
+        limit = getattr(self.process, "limit_hit", None)
+        if limit is not None:
+            kind, detail = codec.LIMIT, f"over its limit: {limit} ({kind}: {detail})"
         exit_text = None
         if self.process.returncode is not None:
             exit_text = self.process.describe_exit()

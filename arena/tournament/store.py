@@ -33,7 +33,7 @@ VERSION: Final = 1
 # The options that decide which games are played and how; a folder made with
 # other values cannot be resumed with these.
 IDENTITY: Final = ("seed", "players", "games", "gauntlet", "variant", "turn_limit",
-                   "plain_deal", "limits")
+                   "plain_deal", "limits", "resources")
 
 
 def read_games(path: Path, *, repair: bool = False) -> list[dict[str, Any]]:
@@ -91,8 +91,11 @@ def read_meta(folder: Path) -> dict[str, Any]:
 # The fields of tournament.json that run and rate read, and their JSON types.
 _META_FIELDS: Final = {"bot_args": list, "bots": list, "seed": int, "players": int,
                        "games": int, "gauntlet": (str, type(None)), "variant": str,
-                       "turn_limit": int, "plain_deal": bool, "limits": dict}
+                       "turn_limit": int, "plain_deal": bool, "limits": dict,
+                       "resources": dict}
 _LIMITS: Final = ("startup_ms", "decision_ms", "bank_ms", "game_ms")
+_RESOURCES: Final = {"memory_mb", "cpu_seconds", "file_size_mb", "open_files", "sandbox",
+                     "sandbox_ro"}
 
 
 def _meta_problem(meta: dict[str, Any]) -> str | None:
@@ -107,6 +110,8 @@ def _meta_problem(meta: dict[str, Any]) -> str | None:
         return "each of bots needs a name and a hash"
     if not all(isinstance(meta["limits"].get(key), int) for key in _LIMITS):
         return "limits needs " + ", ".join(_LIMITS)
+    if not _RESOURCES <= meta["resources"].keys():
+        return "resources needs " + ", ".join(sorted(_RESOURCES))
     return None
 
 
