@@ -80,6 +80,8 @@ def _build_parser() -> _Parser:
     play.register(sub)
     run.register(sub)
     rate.register(sub)
+    from arena.commands import check
+    check.register(sub)
     return parser
 
 

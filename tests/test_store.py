@@ -38,7 +38,9 @@ def meta(**changes) -> dict:
                      {"name": "b", "command": ["b"], "hash": "2"}],
             "seed": 1, "players": 2, "games": 4, "gauntlet": None, "variant": "ambassador",
             "turn_limit": 1000, "plain_deal": False,
-            "limits": {"startup_ms": 1, "decision_ms": 2, "bank_ms": 3, "game_ms": 4}}
+            "limits": {"startup_ms": 1, "decision_ms": 2, "bank_ms": 3, "game_ms": 4},
+            "resources": {"memory_mb": 1024, "cpu_seconds": 60.0, "file_size_mb": 64,
+                          "open_files": 256, "sandbox": False, "sandbox_ro": []}}
     base.update(changes)
     return base
 

@@ -81,6 +81,13 @@ class BotHost:
 
     async def _start(self, stack: AsyncExitStack) -> BotPlayer:
         self.starts += 1
+        # The process's nursery (its stderr drain, its limits watchdog) outlives
+        # the task that starts it (one of start_all's): when start_all's nursery
+        # closes, trio cancels every scope still open under it, which killed the
+        # drain (the bot then died of EPIPE at its next stderr write) and the
+        # watchdog, and made a later close() raise Cancelled (so a restart gave
+        # None for a seat).  Shielded once started, the process ends only by close().
+        outlive = stack.enter_context(trio.CancelScope())
         try:
             process = await stack.enter_async_context(open_bot_process(
                 self.spec, scratch_dir=self.scratch_dir, log_path=self.log_path,
@@ -89,6 +96,7 @@ class BotHost:
             raise BotFaulted(Fault(codec.CRASH, str(exc))) from None
         player = BotPlayer(self.spec.name, process, self.limits)
         await player.handshake()
+        outlive.shield = True
         return player
 
     async def close(self) -> None:

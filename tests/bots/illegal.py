@@ -1,0 +1,27 @@
+"""illegal (an illegal fault): plays at random, but the first time it answers
+its first request with `coup:7`: well formed, but never listed at a table of 3
+or 4."""
+
+import os
+import random
+import sys
+
+MARKER = "illegal.done"  # in the working directory: misbehave once per scratch directory
+first_time = not os.path.exists(MARKER)
+
+for line in sys.stdin:
+    f = line.split()
+    if not f:
+        continue
+    if f[0] == "arena":
+        print("hello illegal", flush=True)
+    elif f[0] == "request":
+        legal = f[f.index(":") + 1 :]
+        if first_time:
+            first_time = False
+            open(MARKER, "w").close()
+            print(f[1], "coup:7", flush=True)
+            continue
+        print(f[1], random.choice(legal), flush=True)
+    elif f[0] == "quit":
+        break
