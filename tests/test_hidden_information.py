@@ -42,7 +42,7 @@ from arena.engine.game import Game, GameConfig
 from arena.engine.record import GameRecord, replay
 from arena.protocol import codec
 from arena.referee.bots import resolve_bots
-from arena.referee.lineup import BotHost, start_all
+from arena.referee.lineup import BotHost, open_lineup, start_all
 from arena.referee.match import GameReport, play_game
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -82,21 +82,15 @@ def card_names(text: str) -> list[str]:
 
 async def play_all(tmp_path: Path) -> tuple[list[GameReport], list[BotHost]]:
     specs = resolve_bots([*[str(SPY)] * SPIES, str(HONEST)])
-    hosts = [BotHost(spec, scratch_dir=tmp_path / "scratch" / spec.name,
-                     log_path=tmp_path / "logs" / f"{spec.name}.log", limits=LIMITS)
-             for spec in specs]
     reports = []
-    try:
+    async with open_lineup(limits=LIMITS) as lineup:
+        hosts = [lineup.host(spec, scratch_dir=tmp_path / "scratch" / spec.name,
+                             log_path=tmp_path / "logs" / f"{spec.name}.log") for spec in specs]
         with trio.fail_after(60):  # only a guard against a hang
             for number, (players, variant) in enumerate(TABLES):
                 seats = await start_all([hosts[i] for i in seating(number, players)])
                 reports.append(await play_game(seats, GameConfig(players, variant), 7000 + number,
                                                LIMITS))
-    finally:
-        with trio.CancelScope(shield=True):
-            async with trio.open_nursery() as nursery:
-                for host in hosts:
-                    nursery.start_soon(host.close)
     return reports, hosts
 
 

@@ -29,7 +29,7 @@ from arena.engine.game import GameConfig
 from arena.engine.record import replay
 from arena.protocol import codec
 from arena.referee.bots import resolve_bots
-from arena.referee.lineup import BotHost, start_all
+from arena.referee.lineup import BotHost, open_lineup, start_all
 from arena.referee.match import GameReport, play_game
 from arena.referee.player import BotPlayer, Fault
 
@@ -515,30 +515,18 @@ async def play_at_real_table(tmp_path: Path, broken: str, games: int
     """``games`` games at one table: random, the broken bot (seat 1), random; the
     hosts closed afterwards.  Returns the reports, the hosts and every pid started."""
     specs = resolve_bots([str(RANDOM_BOT), str(TEST_BOTS / broken), str(RANDOM_BOT)])
-    hosts = [BotHost(spec, scratch_dir=tmp_path / "scratch" / spec.name,
-                     log_path=tmp_path / "logs" / f"{spec.name}.log", limits=REAL_LIMITS)
-             for spec in specs]
     reports: list[GameReport] = []
     pids: set[int] = set()
-    try:
+    async with open_lineup(limits=REAL_LIMITS) as lineup:
+        hosts = [lineup.host(spec, scratch_dir=tmp_path / "scratch" / spec.name,
+                             log_path=tmp_path / "logs" / f"{spec.name}.log") for spec in specs]
         with trio.fail_after(30):  # only a guard against a hang
             for _ in range(games):
                 seats: list[BotPlayer | Fault] = await start_all(hosts)
                 pids.update(s.process.pid for s in seats if isinstance(s, BotPlayer))
                 reports.append(await play_game(seats, GameConfig(3), 100 + len(reports),
                                                REAL_LIMITS))
-    finally:
-        await close_all(hosts)
     return reports, hosts, pids
-
-
-async def close_all(hosts: Sequence[BotHost]) -> None:
-    """Close each host in a task of its own: its process was opened in a task of
-    ``start_all``, and trio's nurseries must be closed where they can be popped."""
-    with trio.CancelScope(shield=True):
-        async with trio.open_nursery() as nursery:
-            for host in hosts:
-                nursery.start_soon(host.close)
 
 
 def first_request(line: str | None) -> bool:

@@ -42,7 +42,7 @@ from arena.engine.rules import DEFAULT_TURN_LIMIT
 from arena.errors import UserError
 from arena.protocol import codec
 from arena.referee.bots import BotSpec
-from arena.referee.lineup import BotHost, start_all
+from arena.referee.lineup import BotHost, open_lineup, start_all
 from arena.referee.match import GameReport, play_game
 from arena.referee.player import BotPlayer, Fault
 
@@ -146,15 +146,15 @@ async def check_bot(bot: BotSpec, opponents: Sequence[BotSpec], tables: Sequence
     """Play the tables; the bot keeps one process unless a fault breaks it.
     ``options``: for open_bot_process (resource limits, sandbox), every bot."""
 
-    def host(spec: BotSpec) -> BotHost:
-        return BotHost(spec, scratch_dir=run_dir / "scratch" / spec.name,
-                       log_path=run_dir / "logs" / f"{spec.name}.log", limits=limits,
-                       process_options=options)
-
-    checked = host(bot)
-    others = [host(spec) for spec in opponents]
     outcome = Outcome()
-    try:
+    async with open_lineup(limits=limits, process_options=options) as lineup:
+
+        def host(spec: BotSpec) -> BotHost:
+            return lineup.host(spec, scratch_dir=run_dir / "scratch" / spec.name,
+                               log_path=run_dir / "logs" / f"{spec.name}.log")
+
+        checked = host(bot)
+        others = [host(spec) for spec in opponents]
         for table in tables:
             seated = [others[k] for k in table.opponents]
             seated.insert(table.seat, checked)
@@ -170,11 +170,6 @@ async def check_bot(bot: BotSpec, opponents: Sequence[BotSpec], tables: Sequence
             if len(outcome.bot_faults()) >= MAX_FAULTS and table is not tables[-1]:
                 outcome.stopped_early = True
                 break
-    finally:
-        with trio.CancelScope(shield=True):
-            async with trio.open_nursery() as nursery:
-                for h in (checked, *others):
-                    nursery.start_soon(h.close)
     outcome.starts = checked.starts
     return outcome
 

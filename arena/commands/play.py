@@ -30,7 +30,7 @@ from arena.engine.record import save
 from arena.errors import UserError
 from arena.protocol import codec
 from arena.referee.bots import BotSpec
-from arena.referee.lineup import BotHost, start_all
+from arena.referee.lineup import open_lineup, start_all
 from arena.referee.match import GameReport, play_game
 from arena.transcript import Transcript
 
@@ -52,18 +52,11 @@ def register(sub: argparse._SubParsersAction) -> None:
 async def play_once(specs: list[BotSpec], config: GameConfig, seed: int, limits: codec.Limits,
                     run_dir: Path, on_event: Callable[[ev.Event], None] | None,
                     options: dict[str, Any] | None = None) -> GameReport:
-    hosts = [BotHost(spec, scratch_dir=run_dir / "scratch" / spec.name,
-                     log_path=run_dir / "logs" / f"{spec.name}.log", limits=limits,
-                     process_options=options)
-             for spec in specs]
-    try:
+    async with open_lineup(limits=limits, process_options=options) as lineup:
+        hosts = [lineup.host(spec, scratch_dir=run_dir / "scratch" / spec.name,
+                             log_path=run_dir / "logs" / f"{spec.name}.log") for spec in specs]
         seats = await start_all(hosts)
         return await play_game(seats, config, seed, limits, on_event=on_event)
-    finally:
-        with trio.CancelScope(shield=True):
-            async with trio.open_nursery() as nursery:
-                for host in hosts:
-                    nursery.start_soon(host.close)
 
 
 def run(args: argparse.Namespace) -> int:

@@ -7,8 +7,8 @@ restarted when the previous game left it broken (a fault, a cut-off answer).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from contextlib import AsyncExitStack
+from collections.abc import AsyncIterator, Sequence
+from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any, Final
 
@@ -28,10 +28,18 @@ MAX_FAILED_STARTS: Final = 3
 
 
 class BotHost:
+    """One bot's process for one worker, kept from game to game.
+
+    The process lives in a task of its own, started in ``nursery`` (with
+    ``nursery.start``): trio wants a nursery left by the task that entered it,
+    and a process outlives the game, and the task, that first needed it.
+    """
+
     def __init__(
         self,
         spec: BotSpec,
         *,
+        nursery: trio.Nursery,
         scratch_dir: Path,
         log_path: Path,
         limits: codec.Limits,
@@ -43,10 +51,12 @@ class BotHost:
         self.log_path = log_path
         self.limits = limits
         self.starts = 0  # processes started so far
+        self._nursery = nursery
         self._limiter = start_limiter
         self._options = process_options or {}
         self._player: BotPlayer | None = None
-        self._stack: AsyncExitStack | None = None
+        self._stop: trio.Event | None = None  # set: the process's task ends it
+        self._stopped: trio.Event | None = None  # set by that task once it has
         self._failed_starts = 0
         self._last_fault: Fault | None = None
 
@@ -59,62 +69,71 @@ class BotHost:
         if self._failed_starts >= MAX_FAILED_STARTS and self._last_fault is not None:
             return attrs.evolve(self._last_fault, detail=f"{self._last_fault.detail} (not "
                                 f"started again after {MAX_FAILED_STARTS} failed starts)")
-        stack = AsyncExitStack()
-        try:
-            if self._limiter is not None:
-                async with self._limiter:
-                    player = await self._start(stack)
-            else:
-                player = await self._start(stack)
-        except BotFaulted as exc:
-            await stack.aclose()
+        if self._limiter is not None:
+            async with self._limiter:
+                started = await self._nursery.start(self._serve)
+        else:
+            started = await self._nursery.start(self._serve)
+        if isinstance(started, Fault):
             self._failed_starts += 1
-            self._last_fault = exc.fault
-            return exc.fault
-        except BaseException:
-            with trio.CancelScope(shield=True):
-                await stack.aclose()
-            raise
-        self._stack, self._player = stack, player
+            self._last_fault = started
+            return started
+        self._player = started
         self._failed_starts = 0
-        return player
+        return started
 
-    async def _start(self, stack: AsyncExitStack) -> BotPlayer:
+    async def _serve(self, *, task_status: Any = trio.TASK_STATUS_IGNORED) -> None:
+        """The process's whole life: start, handshake, wait for close(), end."""
         self.starts += 1
-        # The process's nursery (its stderr drain, its limits watchdog) outlives
-        # the task that starts it (one of start_all's): when start_all's nursery
-        # closes, trio cancels every scope still open under it, which killed the
-        # drain (the bot then died of EPIPE at its next stderr write) and the
-        # watchdog, and made a later close() raise Cancelled (so a restart gave
-        # None for a seat).  Shielded once started, the process ends only by close().
-        outlive = stack.enter_context(trio.CancelScope())
+        stop, stopped = trio.Event(), trio.Event()
+        announced = False
         try:
-            process = await stack.enter_async_context(open_bot_process(
-                self.spec, scratch_dir=self.scratch_dir, log_path=self.log_path,
-                max_line=codec.MAX_LINE_FROM_BOT, close_grace=QUIT_GRACE, **self._options))
+            async with open_bot_process(
+                    self.spec, scratch_dir=self.scratch_dir, log_path=self.log_path,
+                    max_line=codec.MAX_LINE_FROM_BOT, close_grace=QUIT_GRACE,
+                    **self._options) as process:
+                player = BotPlayer(self.spec.name, process, self.limits)
+                try:
+                    await player.handshake()
+                except BotFaulted as exc:
+                    await process.close(0)
+                    announced = True
+                    task_status.started(exc.fault)
+                    return
+                self._stop, self._stopped = stop, stopped
+                announced = True
+                task_status.started(player)
+                await stop.wait()
+                with trio.CancelScope(shield=True):
+                    await self._end(player)
         except BotFault as exc:
-            raise BotFaulted(Fault(codec.CRASH, str(exc))) from None
-        player = BotPlayer(self.spec.name, process, self.limits)
-        await player.handshake()
-        outlive.shield = True
-        return player
+            if announced:
+                raise
+            task_status.started(Fault(codec.CRASH, str(exc)))  # could not be started
+        finally:
+            stopped.set()
+
+    @staticmethod
+    async def _end(player: BotPlayer) -> None:
+        if not player.broken and player.process.usable:
+            with trio.move_on_after(QUIT_GRACE):
+                try:
+                    await player.process.send_line(codec.QUIT)
+                except BotFault:
+                    pass
+            await player.process.close(QUIT_GRACE)
+        else:
+            await player.process.close(0)  # a faulted bot gets no grace
 
     async def close(self) -> None:
         """Say quit to a healthy bot, then end the process (kill after a grace)."""
-        stack, player = self._stack, self._player
-        self._stack = self._player = None
-        if stack is None:
+        stop, stopped = self._stop, self._stopped
+        self._stop = self._stopped = self._player = None
+        if stop is None or stopped is None:
             return
+        stop.set()
         with trio.CancelScope(shield=True):
-            if player is not None and not player.broken and player.process.usable:
-                with trio.move_on_after(QUIT_GRACE):
-                    try:
-                        await player.process.send_line(codec.QUIT)
-                    except BotFault:
-                        pass
-            elif player is not None:
-                await player.process.close(0)  # a faulted bot gets no grace
-            await stack.aclose()
+            await stopped.wait()
 
 
 async def start_all(hosts: Sequence[BotHost]) -> list[Any]:
@@ -128,3 +147,54 @@ async def start_all(hosts: Sequence[BotHost]) -> list[Any]:
         for i in range(len(hosts)):
             nursery.start_soon(start, i)
     return seats
+
+
+class Lineup:
+    """The bot hosts of one referee task, and the nursery their processes live in."""
+
+    def __init__(self, nursery: trio.Nursery, *, limits: codec.Limits,
+                 start_limiter: trio.CapacityLimiter | None = None,
+                 process_options: dict[str, Any] | None = None) -> None:
+        self._nursery = nursery
+        self._limits = limits
+        self._limiter = start_limiter
+        self._options = process_options
+        self.hosts: list[BotHost] = []
+
+    def host(self, spec: BotSpec, *, scratch_dir: Path, log_path: Path) -> BotHost:
+        host = BotHost(spec, nursery=self._nursery, scratch_dir=scratch_dir, log_path=log_path,
+                       limits=self._limits, start_limiter=self._limiter,
+                       process_options=self._options)
+        self.hosts.append(host)
+        return host
+
+    async def release(self, host: BotHost) -> None:
+        """End a host's process and forget the host (an LRU eviction)."""
+        self.hosts.remove(host)
+        await host.close()
+
+    async def close_all(self) -> None:
+        with trio.CancelScope(shield=True):
+            async with trio.open_nursery() as nursery:
+                for host in self.hosts:
+                    nursery.start_soon(host.close)
+
+
+@asynccontextmanager
+async def open_lineup(*, limits: codec.Limits, start_limiter: trio.CapacityLimiter | None = None,
+                      process_options: dict[str, Any] | None = None) -> AsyncIterator[Lineup]:
+    """A ``Lineup`` whose bots are all ended on the way out, whatever happens.
+
+    An error of the body comes out as it is, never wrapped in an exception group.
+    """
+    body_error: BaseException | None = None
+    async with trio.open_nursery() as nursery:
+        lineup = Lineup(nursery, limits=limits, start_limiter=start_limiter,
+                        process_options=process_options)
+        try:
+            yield lineup
+        except BaseException as exc:
+            body_error = exc  # held until the nursery is gone: not wrapped in a group
+        await lineup.close_all()
+    if body_error is not None:
+        raise body_error

@@ -22,7 +22,7 @@ import trio
 from arena.engine.game import GameConfig
 from arena.protocol import codec
 from arena.referee.bots import BotSpec
-from arena.referee.lineup import BotHost, start_all
+from arena.referee.lineup import BotHost, open_lineup, start_all
 from arena.referee.match import GameReport, play_game
 from arena.tournament.schedule import DealGroup, ScheduledGame
 from arena.tournament.store import LOGS, Store
@@ -144,32 +144,27 @@ async def run_games(plan: RunPlan, groups: Sequence[DealGroup], done: Iterable[t
     async def worker(wid: int, receive: trio.MemoryReceiveChannel[list[ScheduledGame]],
                      results: trio.MemorySendChannel[tuple[ScheduledGame, GameReport]]) -> None:
         hosts: OrderedDict[str, BotHost] = OrderedDict()
+        async with open_lineup(limits=plan.limits, start_limiter=limiter,
+                               process_options=plan.process_options) as lineup:
 
-        def host(name: str) -> BotHost:
-            found = hosts.pop(name, None)
-            if found is None:
-                spec = specs[name]
-                found = BotHost(spec, scratch_dir=store.folder / "scratch" / f"{name}.w{wid}",
-                                log_path=store.folder / LOGS / f"{name}.w{wid}.log",
-                                limits=plan.limits, start_limiter=limiter,
-                                process_options=plan.process_options)
-            hosts[name] = found  # most recently used last
-            return found
+            def host(name: str) -> BotHost:
+                found = hosts.pop(name, None)
+                if found is None:
+                    found = lineup.host(specs[name],
+                                        scratch_dir=store.folder / "scratch" / f"{name}.w{wid}",
+                                        log_path=store.folder / LOGS / f"{name}.w{wid}.log")
+                hosts[name] = found  # most recently used last
+                return found
 
-        try:
             async with receive, results:
                 async for games in receive:
                     for game in games:
                         table = [host(name) for name in game.seats]
-                        await _evict(hosts, max(plan.keep, len(table)))
+                        while len(hosts) > max(plan.keep, len(table)):
+                            await lineup.release(hosts.popitem(last=False)[1])
                         seats = await start_all(table)
                         report = await play_game(seats, plan.config, game.seed, plan.limits)
                         await results.send((game, report))
-        finally:
-            with trio.CancelScope(shield=True):
-                async with trio.open_nursery() as nursery:
-                    for h in hosts.values():
-                        nursery.start_soon(h.close)
 
     async with trio.open_nursery() as nursery:
         nursery.start_soon(feed)
@@ -185,9 +180,3 @@ async def run_games(plan: RunPlan, groups: Sequence[DealGroup], done: Iterable[t
                 if progress is not None:
                     progress.add(line)
     return played
-
-
-async def _evict(hosts: OrderedDict[str, BotHost], keep: int) -> None:
-    while len(hosts) > keep:
-        _, oldest = hosts.popitem(last=False)
-        await oldest.close()
