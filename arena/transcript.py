@@ -81,6 +81,7 @@ class Transcript:
             case ev.GameOver():
                 order = sorted(range(len(e.placements)), key=lambda s: e.placements[s])
                 places = ", ".join(f"{e.placements[s]}. {w(s)}" for s in order)
-                how = "last player standing" if e.reason == ev.LAST_PLAYER else "turn limit"
+                how = {ev.LAST_PLAYER: "last player standing",
+                       ev.TURN_LIMIT: "turn limit"}.get(e.reason, e.reason.replace("_", " "))
                 return f"== game over after {e.turns} turns ({how}): {places}"
         return repr(e)

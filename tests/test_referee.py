@@ -473,8 +473,6 @@ async def test_the_bank_is_full_again_next_game_and_request_ids_go_on() -> None:
     assert [line.split()[1] for line in game_lines] == ["1", "2"]
 
 
-@pytest.mark.xfail(strict=True, raises=AttributeError,
-                   reason="match.py calls Game.stop(), which the engine does not have yet")
 @mock_clock_test
 async def test_a_game_over_its_time_cap_is_stopped_without_a_fault() -> None:
     # protocol.md, section 9: a game still running after game_ms is stopped and

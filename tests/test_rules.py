@@ -697,3 +697,21 @@ def test_same_seed_deals_the_same() -> None:
     first, second = Game.new(5, seed=99), Game.new(5, seed=99)
     assert first.hands == second.hands and first.court == second.court
     assert first.current == second.current
+
+
+def test_stop_ends_the_game_with_the_survivors_tied_and_replays():
+    config = GameConfig(4, "ambassador", None, 1000)
+    game = Game.from_config(config, 5)
+    rng = random.Random(5)
+    while not game.over and game.turn < 3:
+        for seat in game.request.seats:
+            game.decide(seat, rng.choice(game.legal(seat)))
+    assert not game.over
+    alive = list(game.alive)
+    game.stop("time_cap")
+    assert game.over and game.request is None and game.result.reason == "time_cap"
+    assert [p == 1 for p in game.result.placements] == alive
+    with pytest.raises(GameOverError):
+        game.stop("time_cap")
+    again = replay(GameRecord.from_json(GameRecord.of(game, config, 5).to_json()))
+    assert again.events == game.events and again.result == game.result

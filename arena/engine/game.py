@@ -69,6 +69,8 @@ from arena.engine.rules import (
 
 Step = Callable[["Game"], "Step | None"]
 
+STOP = "stop:"  # a history entry: the referee stopped the game (see Game.stop)
+
 # Decisions are frozen values: build each one once and share it.
 _ACTION_DECISIONS = {
     (name, target): Decision(name, target=target)
@@ -341,6 +343,20 @@ class Game:
                 self._return_to_court(self._drawn)
                 self._drawn = []
             self._run(_step_end_turn)
+
+    def stop(self, reason: str) -> None:
+        """End the game now, the players still in sharing first place.
+
+        The referee calls this when a game outlives its wall-clock cap; it
+        scores like the turn limit, and no seat is at fault.
+        """
+        if self.over:
+            raise GameOverError("the game is over")
+        self.history.append((-1, f"{STOP}{reason}"))
+        if self._drawn:  # an Exchange cut short: the draws go back
+            self._return_to_court(self._drawn)
+            self._drawn = []
+        self._finish(reason)
 
     # -- reading the state ---------------------------------------------------
 

@@ -2,7 +2,8 @@
 
 A record holds the game's options and seed (or a rigged setup), every
 decision in order as ``[seat, token]`` (a forfeit is ``[seat,
-"forfeit:<reason>"]``), and the result.  The referee adds what it knows
+"forfeit:<reason>"]``; a game the referee stopped ends with ``[-1,
+"stop:<reason>"]``), and the result.  The referee adds what it knows
 (bot names, faults, timings) under ``"referee"``; replay ignores it.
 Documented for bot authors in protocol.md ("Game records").
 """
@@ -18,7 +19,7 @@ import attrs
 
 from arena.engine.decisions import Decision, DecisionSyntaxError
 from arena.engine.errors import EngineError
-from arena.engine.game import Game, GameConfig, Setup
+from arena.engine.game import STOP, Game, GameConfig, Setup
 
 FORMAT = "arena-game"
 VERSION = 1
@@ -114,6 +115,8 @@ def replay(record: GameRecord) -> Game:
         try:
             if token.startswith(_FORFEIT):
                 game.forfeit(seat, token[len(_FORFEIT):])
+            elif token.startswith(STOP):
+                game.stop(token[len(STOP):])
             else:
                 game.decide(seat, Decision.parse(token))
         except (EngineError, DecisionSyntaxError) as exc:
