@@ -29,6 +29,7 @@ from arena.commands.options import (
     add_limit_options,
     add_time_options,
     limits_from,
+    positive_count,
     prepare_bots,
     process_options,
     resources_from,
@@ -57,16 +58,6 @@ OPPONENTS: Final = ("random.py", "honest.py", "random.py")
 
 def example_bots_dir() -> Path:
     return Path(arena.__file__).resolve().parent.parent / "example_bots"
-
-
-def positive_count(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"{text!r}: give at least 1")
-    return value
 
 
 def register(sub: argparse._SubParsersAction) -> None:

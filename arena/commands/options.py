@@ -26,6 +26,16 @@ def positive_seconds(text: str) -> float:
     return value
 
 
+def positive_count(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{text!r}: give at least 1")
+    return value
+
+
 def seed_value(text: str) -> int:
     try:
         value = int(text, 0)

@@ -48,10 +48,12 @@ from typing import Any, Final
 
 import attrs
 
+from arena.protocol import codec
+
 DEFAULT_MEAN: Final = 1500.0
 ELO_PER_NAT: Final = 400.0 / math.log(10.0)  # Elo points per unit of log-odds
 Z95: Final = 1.959963984540054  # two-sided 95% quantile of the standard normal
-FAULT_KINDS: Final = ("timeout", "crash", "malformed", "illegal", "protocol", "limit")
+FAULT_KINDS: Final = codec.FAULTS
 
 # Newton stops when no rating moves by more than this (log-odds; ~4e-8 Elo).
 _STEP_TOLERANCE: Final = 1e-10
