@@ -238,3 +238,16 @@ def test_the_same_seed_gives_the_same_deal_and_different_seeds_differ():
         assert a.hands == b.hands and a.court == b.court and a.current == b.current
         deals[seed] = (repr(a.hands), a.current)
     assert len(set(deals.values())) > 15
+
+
+def test_events_stay_frozen_values():
+    """events.py gives events a faster __init__; they must stay immutable values."""
+    event = ev.CardDrawn(1, "duke")
+    for change in (lambda: setattr(event, "card", "captain"), lambda: delattr(event, "card")):
+        with pytest.raises(attrs.exceptions.FrozenInstanceError):
+            change()
+    same = ev.CardDrawn(seat=1, card="duke")
+    assert event == same and hash(event) == hash(same)
+    assert attrs.evolve(event, card=None) == ev.CardDrawn(1, None)
+    with pytest.raises(TypeError):
+        ev.CardDrawn(1)  # every field is required

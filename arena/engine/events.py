@@ -7,6 +7,8 @@ else.  Every other field is public.
 
 from __future__ import annotations
 
+import typing
+
 import attrs
 
 # Why a game ended.
@@ -198,3 +200,36 @@ Event = (
     | ActionFailed
     | GameOver
 )
+
+
+def _set_slots_directly(cls: type) -> None:
+    """Give the frozen event class ``cls`` a quicker ``__init__``.
+
+    attrs' ``__init__`` of a frozen class sets every field through
+    ``object.__setattr__``, which finds the field's slot by name each time.
+    The engine builds some 70 events a game, and calling each slot's own
+    descriptor instead makes building one about a quarter cheaper (some 7% of
+    a whole game).  Only ``__init__`` changes: the class, its fields and their
+    order stay the same, and ``__setattr__`` still refuses any change.  The
+    code is generated, as attrs generates its own, so that each field is one
+    plain call.
+    """
+    fields = attrs.fields(cls)
+    for field in fields:  # what the generated __init__ would skip
+        if (field.default is not attrs.NOTHING or field.validator or field.converter
+                or field.alias != field.name or not field.init):
+            raise TypeError(f"{cls.__name__}.{field.name}: only plain fields are supported")
+    if hasattr(cls, "__attrs_post_init__") or hasattr(cls, "__attrs_pre_init__"):
+        raise TypeError(f"{cls.__name__}: init hooks are not supported")
+    names = [field.name for field in fields]
+    setters = {f"_set_{name}": getattr(cls, name).__set__ for name in names}
+    body = "".join(f"    _set_{name}(self, {name})\n" for name in names)
+    scope: dict[str, typing.Any] = {}
+    exec(f"def __init__(self, {', '.join(names)}):\n{body}", setters, scope)
+    init = scope["__init__"]
+    init.__qualname__ = f"{cls.__qualname__}.__init__"
+    cls.__init__ = init  # type: ignore[misc]
+
+
+for _event in typing.get_args(Event):
+    _set_slots_directly(_event)

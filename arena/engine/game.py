@@ -19,6 +19,7 @@ from __future__ import annotations
 import itertools
 import random
 from collections.abc import Callable, Sequence
+from typing import Any
 
 import attrs
 
@@ -85,8 +86,11 @@ _CARD_DECISIONS = {
 }
 _FORCE_CHOICES = (Decision(FORCE, force=True), Decision(FORCE, force=False))
 _CHALLENGE_CHOICES = (PASS_DECISION, CHALLENGE_DECISION)
+# Keyed by the claims a block may make: hashing a tuple of strings is cheaper
+# than hashing an ActionRule (attrs' __hash__ is Python code).
 _BLOCK_CHOICES = {
-    rule: (PASS_DECISION, *(_CARD_DECISIONS[BLOCK, card] for card in rule.block_claims))
+    rule.block_claims: (PASS_DECISION,
+                        *(_CARD_DECISIONS[BLOCK, card] for card in rule.block_claims))
     for table in ACTIONS.values()
     for rule in table.values()
 }
@@ -99,6 +103,11 @@ _SINGLE_REQUESTS: dict[tuple[str, int], Request] = {}
 _OTHERS: dict[tuple[int, int, int], tuple[int, ...]] = {}
 _ACTION_LISTS: dict[tuple[str, int, int, int, int], tuple[Decision, ...]] = {}
 _CARD_LISTS: dict[tuple[str, ...], tuple[Decision, ...]] = {}
+_KEEP_LISTS: dict[tuple[int | str, ...], tuple[Decision, ...]] = {}
+_DECKS: dict[tuple[str, int], tuple[str, ...]] = {}
+# Requests with context (challenges, blocks...): keyed by all their fields, so
+# bounded by who acts, on whom, and who is still in (some 30,000 at 8 players).
+_REQUESTS: dict[tuple[Any, ...], Request] = {}
 
 
 @attrs.frozen
@@ -112,7 +121,7 @@ class GameConfig:
 
     @property
     def uses_draft(self) -> bool:
-        return self.players == 2 if self.draft is None else self.draft
+        return _uses_draft(self.players, self.draft)
 
 
 @attrs.frozen
@@ -153,6 +162,8 @@ class Game:
         self.alive: list[bool] = [True] * players
         self.court: list[str] = []  # top first
         self.out_of_game: list[str] = []
+        # Steps append to it directly: a game emits some 70 events, and a helper
+        # method around append cost 3% of a random game.
         self.events: list[ev.Event] = []
         self.history: list[tuple[int, Decision | str]] = []  # decisions; str = a forfeit
         self.turn = 0  # turns started
@@ -160,6 +171,8 @@ class Game:
         self.request: Request | None = None
         self.result: Result | None = None
         self._answers: dict[int, Decision] = {}
+        # Legal answers by seat: filled in by _ask, () once a seat has answered,
+        # and listed again on demand (legal) after a forfeit clears it.
         self._legal: dict[int, tuple[Decision, ...]] = {}
         self._out_order: list[int] = []
         self._alive_mask = (1 << players) - 1  # bit s set: seat s is in the game
@@ -184,17 +197,23 @@ class Game:
         turn_limit: int = DEFAULT_TURN_LIMIT,
     ) -> Game:
         """A dealt game.  ``draft`` defaults to the draft setup for 2 players."""
-        return cls.from_config(GameConfig(players, variant, draft, turn_limit), seed)
+        # As from_config(GameConfig(...)), without building a config nobody reads.
+        return cls._dealt(players, seed, variant, draft, turn_limit)
 
     @classmethod
     def from_config(cls, config: GameConfig, seed: int) -> Game:
-        _check_options(config.players, config.variant, config.turn_limit)
-        if config.draft and config.players != 2:
+        return cls._dealt(config.players, seed, config.variant, config.draft, config.turn_limit)
+
+    @classmethod
+    def _dealt(cls, players: int, seed: int, variant: str, draft: bool | None,
+               turn_limit: int) -> Game:
+        _check_options(players, variant, turn_limit)
+        if draft and players != 2:
             raise SetupError("the draft setup is for 2 players only")
         rng = random.Random(seed)
-        game = cls(config.players, config.variant, config.turn_limit, rng)
-        game.current = rng.randrange(config.players)
-        if config.uses_draft:
+        game = cls(players, variant, turn_limit, rng)
+        game.current = rng.randrange(players)
+        if _uses_draft(players, draft):
             game._deal_draft()
         else:
             game._deal_plain()
@@ -235,8 +254,8 @@ class Game:
         if not 0 <= setup.first < players or not game.alive[setup.first]:
             raise SetupError(f"first seat {setup.first} is not a seat still in the game")
         game.current = setup.first
-        game._emit(ev.GameStarted(players, setup.variant, False, setup.first,
-                                  tuple(game.coins), len(game.court)))
+        game.events.append(ev.GameStarted(players, setup.variant, False, setup.first,
+                                          tuple(game.coins), len(game.court)))
         if sum(game.alive) == 1:
             game._finish(ev.LAST_PLAYER)  # already won: only one seat holds a card
         else:
@@ -244,15 +263,15 @@ class Game:
         return game
 
     def _deal_plain(self) -> None:
-        cards = deck(self.variant, self.players)
+        cards = list(_deck(self.variant, self.players))
         self._shuffle(cards)
         for seat in range(self.players):
             self.hands[seat] = [cards.pop(), cards.pop()]
         self.court = cards
-        self._emit(ev.GameStarted(self.players, self.variant, False, self.current,
-                                  tuple(self.coins), len(self.court)))
+        self.events.append(ev.GameStarted(self.players, self.variant, False, self.current,
+                                          tuple(self.coins), len(self.court)))
         for seat in range(self.players):
-            self._emit(ev.CardsDealt(seat, tuple(self.hands[seat])))
+            self.events.append(ev.CardsDealt(seat, tuple(self.hands[seat])))
         self._run(_step_start_turn)
 
     def _deal_draft(self) -> None:
@@ -261,13 +280,13 @@ class Game:
         self._shuffle(pile)
         self.hands = [[pile.pop()], [pile.pop()]]
         self.court = pile
-        self._emit(ev.GameStarted(2, self.variant, True, self.current, tuple(self.coins),
-                                  len(self.court)))
+        self.events.append(ev.GameStarted(2, self.variant, True, self.current,
+                                          tuple(self.coins), len(self.court)))
         self._piles = [list(characters(self.variant)) for _ in (0, 1)]
         for seat in (0, 1):
-            self._emit(ev.CardsDealt(seat, tuple(self.hands[seat])))
-            self._emit(ev.DraftOffered(seat, tuple(self._piles[seat])))
-        self._ask(Request(DRAFT, (0, 1)), _resolve_draft)
+            self.events.append(ev.CardsDealt(seat, tuple(self.hands[seat])))
+            self.events.append(ev.DraftOffered(seat, tuple(self._piles[seat])))
+        self._ask(_request(DRAFT, (0, 1)), _resolve_draft)
 
     # -- the public interface ------------------------------------------------
 
@@ -287,10 +306,16 @@ class Game:
         legal = self._legal.get(seat)
         if legal is None:
             legal = self.legal(seat)
-        if decision not in legal:
-            if self.request is None:
-                raise GameOverError("the game is over")
-            raise IllegalDecision(seat, decision, self._why_illegal(seat, decision))
+        for option in legal:
+            # Players mostly answer with a listed decision itself: identity is far
+            # cheaper than attrs' __eq__, which a decision built elsewhere needs.
+            if option is decision:
+                break
+        else:
+            if decision not in legal:
+                if self.request is None:
+                    raise GameOverError("the game is over")
+                raise IllegalDecision(seat, decision, self._why_illegal(seat, decision))
         self.history.append((seat, decision))
         on_answers = self._on_answers
         if on_answers is None:  # a mandatory decision
@@ -315,12 +340,12 @@ class Game:
         if not 0 <= seat < self.players or not self.alive[seat]:
             raise IllegalDecision(seat, "forfeit", "not a seat still in the game")
         self.history.append((seat, f"forfeit:{reason}"))
-        self._emit(ev.Forfeited(seat, reason))
+        self.events.append(ev.Forfeited(seat, reason))
         hand = self.hands[seat]
         while hand:
             card = hand.pop()
             self.revealed[seat].append(card)
-            self._emit(ev.InfluenceLost(seat, card))
+            self.events.append(ev.InfluenceLost(seat, card))
         self._eliminate(seat, reason)
         if self.over:
             return
@@ -369,9 +394,6 @@ class Game:
 
     # -- internals -----------------------------------------------------------
 
-    def _emit(self, event: ev.Event) -> None:
-        self.events.append(event)
-
     def _single(self, kind: str, seat: int) -> Request:
         """The (shared) request for a one-seat decision without context."""
         key = (kind, seat)
@@ -392,8 +414,12 @@ class Game:
         # on_answers is None for a mandatory decision, else it resolves the opportunity.
         self.request = request
         self._answers = {}
-        self._legal = {}
         self._on_answers = on_answers
+        # Every seat asked has the same legal answers (opportunities and the draft
+        # offer all the same choices; other requests ask one seat): list them once.
+        seats = request.seats
+        choices = self._choices(request.kind, seats[0])
+        self._legal = {seats[0]: choices} if len(seats) == 1 else dict.fromkeys(seats, choices)
 
     def _others_in_game(self, seat: int) -> tuple[int, ...]:
         """Every other seat still in the game, clockwise from ``seat``."""
@@ -406,12 +432,19 @@ class Game:
             _OTHERS[key] = found
         return found
 
-    def _first_clockwise(self, start: int, seats: Sequence[int]) -> int | None:
-        """The seat of ``seats`` that comes first clockwise after ``start``."""
-        if len(seats) < 2:
-            return seats[0] if seats else None
-        n = self.players
-        return min(seats, key=lambda s: (s - start) % n)
+    def _first_answer(self, kind: str) -> int | None:
+        """The first seat clockwise from the claimant or actor that answered ``kind``.
+
+        An opportunity asks its seats in clockwise order from the seat whose
+        claim or action is open, so the first in ``request.seats`` is the first
+        clockwise.
+        """
+        answers = self._answers
+        assert self.request is not None
+        for seat in self.request.seats:
+            if answers[seat].kind == kind:
+                return seat
+        return None
 
     def _draw(self) -> str:
         return self.court.pop(0)
@@ -427,11 +460,11 @@ class Game:
         i = hand.index(card)
         self._return_to_court((card,))
         hand[i] = new = self._draw()
-        self._emit(ev.CardDrawn(seat, new))
+        self.events.append(ev.CardDrawn(seat, new))
 
     def _set_coins(self, seat: int, delta: int, why: str) -> None:
         self.coins[seat] += delta
-        self._emit(ev.CoinsChanged(seat, delta, self.coins[seat], why))
+        self.events.append(ev.CoinsChanged(seat, delta, self.coins[seat], why))
 
     def _lose_influence(self, seat: int, then: Step) -> Step | None:
         if not self.alive[seat]:
@@ -446,7 +479,7 @@ class Game:
         self._out_order.append(seat)
         if self.coins[seat]:
             self._set_coins(seat, -self.coins[seat], "out")
-        self._emit(ev.PlayerOut(seat, reason))
+        self.events.append(ev.PlayerOut(seat, reason))
         if sum(self.alive) == 1:
             self._finish(ev.LAST_PLAYER)
 
@@ -468,12 +501,12 @@ class Game:
         self.result = Result(reason, self.turn, tuple(places), winner)
         self.request = None
         self._legal = {}
-        self._emit(ev.GameOver(reason, self.turn, tuple(places), winner))
+        self.events.append(ev.GameOver(reason, self.turn, tuple(places), winner))
 
     def _fail(self, why: str) -> Step:
         rule = self._rule
         assert rule is not None
-        self._emit(ev.ActionFailed(self.current, rule.name, why))
+        self.events.append(ev.ActionFailed(self.current, rule.name, why))
         return _step_end_turn
 
     # -- legality ------------------------------------------------------------
@@ -482,7 +515,10 @@ class Game:
         request = self.request
         if request is None or seat not in request.seats or seat in self._answers:
             return ()
-        kind = request.kind
+        return self._choices(request.kind, seat)
+
+    def _choices(self, kind: str, seat: int) -> tuple[Decision, ...]:
+        """The legal answers of ``seat``, asked a ``kind`` decision now."""
         if kind == CHALLENGE:
             return _CHALLENGE_CHOICES
         if kind == ACTION:
@@ -490,7 +526,7 @@ class Game:
         if kind == BLOCK:
             rule = self._rule
             assert rule is not None
-            return _BLOCK_CHOICES[rule]
+            return _BLOCK_CHOICES[rule.block_claims]
         if kind in (LOSE, SHOW):
             key = (kind, *self.hands[seat])
             found = _CARD_LISTS.get(key)
@@ -499,9 +535,13 @@ class Game:
                 _CARD_LISTS[key] = found
             return found
         if kind == KEEP:
-            pool = sorted(self.hands[seat] + self._drawn)
-            keeps = dict.fromkeys(itertools.combinations(pool, len(self.hands[seat])))
-            return tuple(Decision(KEEP, cards=cards) for cards in keeps)
+            hand = self.hands[seat]
+            key = (len(hand), *sorted(hand + self._drawn))
+            found = _KEEP_LISTS.get(key)
+            if found is None:
+                keeps = dict.fromkeys(itertools.combinations(key[1:], len(hand)))
+                found = _KEEP_LISTS[key] = tuple(Decision(KEEP, cards=cards) for cards in keeps)
+            return found
         if kind == FORCE:
             return _FORCE_CHOICES
         if kind == DRAFT:
@@ -568,7 +608,7 @@ def _step_start_turn(game: Game) -> Step | None:
         return None
     game.turn += 1
     game._rule = game._target = game._blocker = game._block_claim = None
-    game._emit(ev.TurnStarted(game.turn, game.current))
+    game.events.append(ev.TurnStarted(game.turn, game.current))
     game._ask(game._single(ACTION, game.current))
     return None
 
@@ -587,39 +627,34 @@ def _declare(game: Game, seat: int, decision: Decision) -> Step | None:
     rule = game._rules[decision.kind]
     game._rule = rule
     game._target = decision.target
-    game._emit(ev.ActionDeclared(seat, rule.name, decision.target, rule.claim))
+    game.events.append(ev.ActionDeclared(seat, rule.name, decision.target, rule.claim))
     if rule.cost:
         game._set_coins(seat, -rule.cost, "cost")
     if rule.claim is None:
         return _step_block
-    game._ask(Request(CHALLENGE, game._others_in_game(seat), seat, rule.name, decision.target,
-                      seat, rule.claim), _resolve_action_challenge)
+    game._ask(_request(CHALLENGE, game._others_in_game(seat), seat, rule.name, decision.target,
+                       seat, rule.claim), _resolve_action_challenge)
     return None
-
-
-def _challenger(game: Game, claimant: int) -> int | None:
-    challengers = [s for s, d in game._answers.items() if d.kind == CHALLENGE]
-    return game._first_clockwise(claimant, challengers)
 
 
 def _resolve_action_challenge(game: Game) -> Step | None:
     actor = game.current
     rule = game._rule
     assert rule is not None and rule.claim is not None
-    challenger = _challenger(game, actor)
     if not game.alive[actor]:
         return game._fail("actor_out")
+    challenger = game._first_answer(CHALLENGE)
     if challenger is None:
         return _step_block
-    game._emit(ev.Challenged(challenger, actor, rule.claim))
+    game.events.append(ev.Challenged(challenger, actor, rule.claim))
     if rule.claim in game.hands[actor]:
-        game._emit(ev.ClaimProven(actor, rule.claim))
+        game.events.append(ev.ClaimProven(actor, rule.claim))
         game._replace(actor, rule.claim)
         return game._lose_influence(challenger, _step_block)
-    game._emit(ev.ClaimFailed(actor, rule.claim))
+    game.events.append(ev.ClaimFailed(actor, rule.claim))
     if rule.cost:
         game._set_coins(actor, rule.cost, "refund")
-    game._emit(ev.ActionFailed(actor, rule.name, "challenged"))
+    game.events.append(ev.ActionFailed(actor, rule.name, "challenged"))
     return game._lose_influence(actor, _step_end_turn)
 
 
@@ -635,7 +670,7 @@ def _step_block(game: Game) -> Step | None:
     if rule.blocked_by == NOBODY:
         return _step_resolve
     seats = game._others_in_game(actor) if rule.blocked_by == ANYONE else (target,)
-    game._ask(Request(BLOCK, seats, actor, rule.name, target), _resolve_block)
+    game._ask(_request(BLOCK, seats, actor, rule.name, target), _resolve_block)
     return None
 
 
@@ -643,16 +678,15 @@ def _resolve_block(game: Game) -> Step | None:
     actor = game.current
     rule = game._rule
     assert rule is not None
-    blocks = [s for s, d in game._answers.items() if d.kind == BLOCK]
-    blocker = game._first_clockwise(actor, blocks)
+    blocker = game._first_answer(BLOCK)
     if blocker is None:
         return _step_resolve
     claim = game._answers[blocker].card
     assert claim is not None
     game._blocker, game._block_claim = blocker, claim
-    game._emit(ev.Blocked(blocker, claim, actor))
-    game._ask(Request(CHALLENGE, game._others_in_game(blocker), actor, rule.name, game._target,
-                      blocker, claim), _resolve_block_challenge)
+    game.events.append(ev.Blocked(blocker, claim, actor))
+    game._ask(_request(CHALLENGE, game._others_in_game(blocker), actor, rule.name, game._target,
+                       blocker, claim), _resolve_block_challenge)
     return None
 
 
@@ -663,17 +697,17 @@ def _block_stands(game: Game) -> Step | None:
 def _resolve_block_challenge(game: Game) -> Step | None:
     blocker, claim = game._blocker, game._block_claim
     assert blocker is not None and claim is not None
-    challenger = _challenger(game, blocker)
     if not game.alive[blocker]:
         return _step_resolve  # a forfeited blocker's block is void
+    challenger = game._first_answer(CHALLENGE)
     if challenger is None:
         return _block_stands
-    game._emit(ev.Challenged(challenger, blocker, claim))
+    game.events.append(ev.Challenged(challenger, blocker, claim))
     if claim in game.hands[blocker]:
-        game._emit(ev.ClaimProven(blocker, claim))
+        game.events.append(ev.ClaimProven(blocker, claim))
         game._replace(blocker, claim)
         return game._lose_influence(challenger, _block_stands)
-    game._emit(ev.ClaimFailed(blocker, claim))
+    game.events.append(ev.ClaimFailed(blocker, claim))
     return game._lose_influence(blocker, _step_resolve)
 
 
@@ -687,7 +721,7 @@ def _step_resolve(game: Game) -> Step | None:
     if target is not None and not game.alive[target]:
         return game._fail("target_out")
     name = rule.name
-    game._emit(ev.ActionResolved(actor, name, target))
+    game.events.append(ev.ActionResolved(actor, name, target))
     gain = _GAINS.get(name)
     if gain is not None:
         game._set_coins(actor, gain, name)
@@ -702,12 +736,12 @@ def _step_resolve(game: Game) -> Step | None:
     if name == EXCHANGE:
         n = min(EXCHANGE_DRAW[game.variant], len(game.court))
         game._drawn = [game._draw() for _ in range(n)]
-        game._emit(ev.ExchangeDrawn(actor, n, tuple(game._drawn)))
-        game._ask(Request(KEEP, (actor,), actor, name))
+        game.events.append(ev.ExchangeDrawn(actor, n, tuple(game._drawn)))
+        game._ask(_request(KEEP, (actor,), actor, name))
         return None
     if name == EXAMINE:
         assert target is not None
-        game._ask(Request(SHOW, (target,), actor, name, target))
+        game._ask(_request(SHOW, (target,), actor, name, target))
         return None
     assert target is not None  # Coup, Assassinate
     return game._lose_influence(target, _step_end_turn)
@@ -716,16 +750,12 @@ def _step_resolve(game: Game) -> Step | None:
 # -- mandatory decisions ----------------------------------------------------------
 
 
-def _on_action(game: Game, seat: int, decision: Decision) -> Step | None:
-    return _declare(game, seat, decision)
-
-
 def _on_lose(game: Game, seat: int, decision: Decision) -> Step | None:
     card = decision.card
     assert card is not None
     game.hands[seat].remove(card)
     game.revealed[seat].append(card)
-    game._emit(ev.InfluenceLost(seat, card))
+    game.events.append(ev.InfluenceLost(seat, card))
     if not game.hands[seat]:
         game._eliminate(seat, "influence")
     then, game._then = game._then, None
@@ -754,7 +784,7 @@ def _on_keep(game: Game, seat: int, decision: Decision) -> Step | None:
         else:
             returned.append(card)
     game._drawn = []
-    game._emit(ev.ExchangeReturned(seat, len(returned), tuple(returned)))
+    game.events.append(ev.ExchangeReturned(seat, len(returned), tuple(returned)))
     game._return_to_court(returned)
     return _step_end_turn
 
@@ -766,8 +796,8 @@ def _on_show(game: Game, seat: int, decision: Decision) -> Step | None:
     if not game.alive[actor]:
         return game._fail("actor_out")
     game._shown = card
-    game._emit(ev.ExamineShown(actor, seat, card))
-    game._ask(Request(FORCE, (actor,), actor, EXAMINE, seat))
+    game.events.append(ev.ExamineShown(actor, seat, card))
+    game._ask(_request(FORCE, (actor,), actor, EXAMINE, seat))
     return None
 
 
@@ -776,7 +806,7 @@ def _on_force(game: Game, seat: int, decision: Decision) -> Step | None:
     card = game._shown
     assert target is not None and card is not None
     forced = bool(decision.force) and game.alive[target]
-    game._emit(ev.ExamineDecided(seat, target, forced))
+    game.events.append(ev.ExamineDecided(seat, target, forced))
     if forced:
         game._replace(target, card)
     game._shown = None
@@ -791,14 +821,14 @@ def _resolve_draft(game: Game) -> Step | None:
             assert card is not None
             pile.remove(card)
             game.hands[seat].append(card)
-            game._emit(ev.DraftChosen(seat, card))
+            game.events.append(ev.DraftChosen(seat, card))
         game.out_of_game.extend(pile)
     game._piles = []
     return _step_start_turn
 
 
 _MANDATORY: dict[str, Callable[[Game, int, Decision], Step | None]] = {
-    ACTION: _on_action,
+    ACTION: _declare,
     LOSE: _on_lose,
     KEEP: _on_keep,
     SHOW: _on_show,
@@ -809,6 +839,11 @@ _MANDATORY: dict[str, Callable[[Game, int, Decision], Step | None]] = {
 # -- helpers ----------------------------------------------------------------------
 
 
+def _uses_draft(players: int, draft: bool | None) -> bool:
+    """Whether a dealt game starts with the draft: by default, for 2 players."""
+    return players == 2 if draft is None else draft
+
+
 def _check_options(players: int, variant: str, turn_limit: int) -> None:
     if not MIN_PLAYERS <= players <= MAX_PLAYERS:
         raise SetupError(f"{players} players: Coup is for {MIN_PLAYERS} to {MAX_PLAYERS}")
@@ -816,6 +851,24 @@ def _check_options(players: int, variant: str, turn_limit: int) -> None:
         raise SetupError(f"unknown variant {variant!r}: use {' or '.join(VARIANTS)}")
     if turn_limit < 1:
         raise SetupError("the turn limit must be at least 1")
+
+
+def _request(*fields: Any) -> Request:
+    """``Request(*fields)``, built once and shared: requests are frozen values,
+    and games ask the same ones again and again."""
+    found = _REQUESTS.get(fields)
+    if found is None:
+        found = _REQUESTS[fields] = Request(*fields)
+    return found
+
+
+def _deck(variant: str, players: int) -> tuple[str, ...]:
+    """cards.deck(), built once per variant and deck size."""
+    key = (variant, players)
+    found = _DECKS.get(key)
+    if found is None:
+        found = _DECKS[key] = tuple(deck(variant, players))
+    return found
 
 
 def _flat(lists: Sequence[Sequence[str]]) -> list[str]:
