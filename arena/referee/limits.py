@@ -18,12 +18,15 @@ change each, and ``None`` lifts one):
   (EMFILE); what the bot does then is up to it.
 * **Core dumps**: always off, ``RLIMIT_CORE`` = 0.
 
-The ``RLIMIT_*`` values are set by a tiny launcher (``launch.py``): the bot
+The ``RLIMIT_*`` values are set by a tiny keeper (``launch.py``): the bot
 process starts as ``python -I -S launch.py ...``, which sets them (soft = hard),
-resets SIGPIPE and SIGXFSZ to their defaults, and execs the bot, so nothing
-runs between fork and exec in the referee (no ``preexec_fn``). It costs 10-40 ms
+then forks and execs the bot (SIGPIPE and SIGXFSZ back at their defaults), so
+nothing runs between fork and exec in the referee (no ``preexec_fn``). The
+keeper stays as the bot's parent: a child subreaper, it adopts every orphan of
+the bot, and it kills everything left of the bot when the bot ends, when the
+referee SIGTERMs it and when the referee dies (see launch.py). It costs 10-40 ms
 per start, and a bot process serves many games. When arena runs as root, the
-launcher also removes ``CAP_SYS_RESOURCE`` from the bounding set, so a bot
+keeper also removes ``CAP_SYS_RESOURCE`` from the bounding set, so a bot
 cannot raise its hard limits again.
 
 Why not the obvious kernel limits: ``RLIMIT_AS`` caps address space, not memory,
@@ -35,19 +38,21 @@ containers and many hosts do not give; the watchdog works wherever ``/proc``
 does.
 
 What counts as the bot: its process, its process group, and every descendant of
-either (so also a child that started its own session, and everything inside
-``--sandbox``, where all processes descend from bwrap). One scan of ``/proc``
-per tick serves all the bots of a referee.
+either (so also a child that started its own session, an orphan the keeper
+adopted, and everything inside ``--sandbox``, where all processes descend from
+bwrap). The leader of the group is the keeper, whose memory (about 10 MB) is not
+counted. One scan of ``/proc`` per tick serves all the bots of a referee.
 
 The watchdog's limits, stated rather than hidden: a bot can overshoot the
 memory limit by what it allocates within one tick (50 ms) before it dies; RSS
 counts pages shared between the bot's processes once per process, so a bot that
 forks workers pays for shared pages more than once; files in a tmpfs
 (``--sandbox``'s ``/tmp``, capped by its own size) are not RSS. Without
-``--sandbox``, a process that leaves the bot's group *and* is orphaned (a
-daemon: double fork and ``setsid``) escapes the accounting, as it escapes
-``BotProcess.close``; contests with untrusted code should use ``--sandbox``,
-from which nothing escapes.
+``--sandbox``, the bot runs as the same user as its keeper and may kill it;
+then a process that left the bot's group and is orphaned (a daemon: double fork
+and ``setsid``) escapes the accounting, as it escapes ``BotProcess.close``.
+Contests with untrusted code should use ``--sandbox``, where the bot cannot see
+its keeper and nothing escapes.
 
 The referee turns ``BotProcess.limit_hit`` (e.g. ``"memory 256 MB"``) into a
 fault of kind ``limit``.
@@ -295,9 +300,10 @@ class Watchdog:
     a limit is exceeded, then calls ``on_hit`` once and returns.
     """
 
-    def __init__(self, leader: int, limits: BotLimits) -> None:
+    def __init__(self, leader: int, limits: BotLimits, *, keeper: bool = False) -> None:
         self.leader = leader
         self.limits = limits
+        self.keeper = keeper  # the leader is the keeper (launch.py): its memory is not the bot's
         self.members: frozenset[int] = frozenset({leader})
         self.memory = 0  # bytes, at the last look
         self.memory_peak = 0
@@ -320,7 +326,10 @@ class Watchdog:
         members = table.members(self.leader)
         self.members = frozenset(members)
         infos = [info for pid in members if (info := table.info(pid)) is not None]
-        self.memory = sum(info.rss_pages for info in infos) * _PAGE
+        rss = sum(info.rss_pages for info in infos)
+        if self.keeper and (leader := table.info(self.leader)) is not None:
+            rss -= leader.rss_pages
+        self.memory = rss * _PAGE
         self.memory_peak = max(self.memory_peak, self.memory)
         # A process that dies moves its time into its parent's cutime/cstime once
         # reaped; one reaped by an outsider takes its time with it. Keeping the

@@ -26,11 +26,15 @@ Decisions, in one place:
 * **Ending**: ``close`` closes stdin, waits ``grace``, SIGTERMs the group, waits
   ``grace``, SIGKILLs the group, always reaps the bot, then SIGKILLs the group again
   for leftovers and waits (bounded) until none is alive. It runs shielded, so
-  cancellation and Ctrl-C still clean up.
+  cancellation and Ctrl-C still clean up. With limits, the leader is the keeper
+  (``launch.py``), which on SIGTERM SIGKILLs every process of the bot, those that
+  left the group included: ``close(0)`` SIGTERMs it first, and SIGKILLs the
+  group only if it has not ended within a second.
 * **Limits and sandbox** (optional: ``limits=``, ``sandbox=``): the bot starts
-  through a launcher that sets its ``RLIMIT_*`` and execs it (inside bubblewrap
-  when sandboxed), and a watchdog task kills it when it is over its memory or CPU
-  limit; ``limit_hit`` names the limit. See ``limits`` and ``sandbox``.
+  through a keeper that sets its ``RLIMIT_*``, runs it (inside bubblewrap when
+  sandboxed) and kills whatever it leaves behind, also when arena dies; a
+  watchdog task kills it when it is over its memory or CPU limit; ``limit_hit``
+  names the limit. See ``launch``, ``limits`` and ``sandbox``.
 """
 
 from __future__ import annotations
@@ -72,6 +76,8 @@ CHUNK: Final = 64 * 1024
 _STDERR_EOF_WAIT: Final = 0.5
 # Bound on waiting for killed group members to die (SIGKILL is asynchronous).
 _GROUP_WAIT: Final = 2.0
+# Bound on waiting for the keeper to kill a bot's processes and end, when asked.
+_KEEPER_WAIT: Final = 1.0
 _GROUP_POLL: Final = 0.005
 
 
@@ -388,7 +394,14 @@ class BotProcess:
         self._watch_scope.cancel()  # from here on, close decides how the bot ends
         inside = self._sandbox_init() if self.sandboxed else []
         self._stdin.close()  # EOF on the bot's stdin: a polite bot ends here
-        if grace <= 0 or not await self._wait_exit(grace):
+        if grace <= 0 and self.limits is not None and self.returncode is None:
+            # The leader is the keeper (launch.py): on SIGTERM it SIGKILLs the bot and
+            # every descendant, those that left the group included, which a SIGKILL
+            # of the group would leave behind. SIGKILL below if it does not end.
+            self._signals_sent.add(signal.SIGTERM)
+            os.kill(self.pid, signal.SIGTERM)
+            await self._wait_exit(_KEEPER_WAIT)
+        if self.returncode is None and (grace <= 0 or not await self._wait_exit(grace)):
             if grace > 0:
                 self._signal_group(signal.SIGTERM)
             if grace <= 0 or not await self._wait_exit(grace):
@@ -419,10 +432,11 @@ class BotProcess:
             pass
 
     def _sandbox_init(self) -> list[int]:
-        # The leader is bwrap; its child is the init of the sandbox's PID namespace.
+        # bwrap is the leader, or the keeper's child; its child is the init of the
+        # sandbox's PID namespace. Wait for the whole tree, whichever it is.
         if self.returncode is not None:
             return []  # bwrap ends only after its namespace has, unless killed
-        return ProcessTable.read().children(self.pid)
+        return sorted(ProcessTable.read().members(self.pid) - {self.pid})
 
     async def _wait_sandbox_gone(self, inits: list[int]) -> None:
         # A killed bwrap takes its namespace's init with it (--die-with-parent), and
@@ -582,7 +596,7 @@ async def open_bot_process(
             async with trio.open_nursery() as nursery:
                 nursery.start_soon(bot._drain_stderr)
                 if limits is not None and limits.watched:
-                    bot._watchdog = Watchdog(proc.pid, limits)
+                    bot._watchdog = Watchdog(proc.pid, limits, keeper=True)
                     nursery.start_soon(bot._watch)
                 try:
                     yield bot
