@@ -26,7 +26,8 @@ Inside, a bot:
   root), its own session (``--new-session``: no terminal to inject input into),
   and dies with its parent (``--die-with-parent``).
 
-Ending it: the process arena starts (the group leader) is bwrap. When bwrap dies
+Ending it: bwrap runs under the bot's keeper (``launch.py``, which is what
+arena starts when limits are set, as every command does). When bwrap dies
 (closed or killed), the init process of the PID namespace gets SIGKILL
 (``--die-with-parent``) and the kernel kills everything in the namespace with
 it, so nothing a bot started outlives it; ``BotProcess.close`` waits (bounded)
