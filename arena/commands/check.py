@@ -22,7 +22,6 @@ from pathlib import Path
 from typing import Any, Final
 
 import attrs
-import trio
 
 import arena
 from arena.commands.options import (
@@ -34,6 +33,7 @@ from arena.commands.options import (
     process_options,
     resources_from,
     results_root,
+    run_trio,
     seed_value,
 )
 from arena.engine.cards import VARIANTS
@@ -301,7 +301,7 @@ def run(args: argparse.Namespace) -> int:
             except OSError:
                 pass  # the report still has the evidence
 
-    outcome = trio.run(check_bot, bot, opponents, tables, limits, run_dir, on_game, options)
+    outcome = run_trio(check_bot, bot, opponents, tables, limits, run_dir, on_game, options)
     lines, compliant = report_lines(outcome, limits, run_dir / "logs" / f"{bot.name}.log",
                                     records)
     print()

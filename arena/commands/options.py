@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import argparse
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Iterator, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from arena.engine.cards import VARIANTS
 from arena.engine.rules import DEFAULT_TURN_LIMIT
@@ -14,6 +14,7 @@ from arena.protocol import codec
 from arena.referee.bots import BotSpec, BotSpecError, build_bot, resolve_bots
 
 _DEFAULTS = codec.Limits()
+T = TypeVar("T")
 
 
 def positive_seconds(text: str) -> float:
@@ -165,3 +166,32 @@ def process_options(resources: dict[str, Any]) -> dict[str, Any]:
         except SandboxUnavailable as exc:
             raise UserError(f"--sandbox: {exc}") from None
     return {"limits": limits, "sandbox": sandbox}
+
+
+def run_trio(fn: Callable[..., Awaitable[T]], *args: Any) -> T:
+    """``trio.run``, with Ctrl-C and user errors as themselves.
+
+    Newer trio wraps what escapes a nursery in an exception group; a
+    KeyboardInterrupt or a UserError inside one would otherwise end the
+    command with a traceback instead of its one line.
+    """
+    import trio
+
+    try:
+        return trio.run(fn, *args)
+    except BaseExceptionGroup as group:
+        leaves = list(_leaves(group))
+        if leaves and all(isinstance(e, KeyboardInterrupt) for e in leaves):
+            raise KeyboardInterrupt from None
+        for leaf in leaves:
+            if isinstance(leaf, UserError):
+                raise leaf from None
+        raise
+
+
+def _leaves(exc: BaseException) -> Iterator[BaseException]:
+    if isinstance(exc, BaseExceptionGroup):
+        for inner in exc.exceptions:
+            yield from _leaves(inner)
+    else:
+        yield exc

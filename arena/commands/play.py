@@ -10,8 +10,6 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import trio
-
 from arena.commands.options import (
     add_game_options,
     add_limit_options,
@@ -21,6 +19,7 @@ from arena.commands.options import (
     process_options,
     resources_from,
     results_root,
+    run_trio,
     seed_value,
 )
 from arena.engine import events as ev
@@ -78,7 +77,7 @@ def run(args: argparse.Namespace) -> int:
         print(transcript.line(event), flush=True)
 
     print(f"seed {seed}; bots: " + ", ".join(f"{s.name} [{i}]" for i, s in enumerate(specs)))
-    report = trio.run(play_once, specs, config, seed, limits, run_dir,
+    report = run_trio(play_once, specs, config, seed, limits, run_dir,
                       None if args.quiet else show, options)
     result = report.result
     placements = result["placements"]

@@ -16,7 +16,6 @@ from pathlib import Path
 from typing import Any
 
 import attrs
-import trio
 
 from arena import __version__
 from arena.commands.options import (
@@ -28,6 +27,7 @@ from arena.commands.options import (
     process_options,
     resources_from,
     results_root,
+    run_trio,
     seed_value,
 )
 from arena.engine.cards import MAX_PLAYERS, MIN_PLAYERS
@@ -188,7 +188,7 @@ def run(args: argparse.Namespace) -> int:
           f"{len(names)} bots", file=sys.stderr)
     interrupted = False
     try:
-        trio.run(run_games, plan, groups, done_keys, store, progress)
+        run_trio(run_games, plan, groups, done_keys, store, progress)
     except KeyboardInterrupt:
         interrupted = True
     finally:
