@@ -5,9 +5,9 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from arena.commands.run import _anchor, rate_and_print
+from arena.commands.run import _anchor, rate_and_print, read_results
 from arena.errors import UserError
-from arena.tournament.store import GAMES, read_games, read_meta
+from arena.tournament.store import GAMES, read_meta
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -29,7 +29,7 @@ def run(args: argparse.Namespace) -> int:
         for bot in meta.get("bots", []):
             if bot["name"] not in names:
                 names.append(bot["name"])
-        games += read_games(folder / GAMES)
+        games += read_results(folder / GAMES)
     if not games:
         raise UserError("no games in " + ", ".join(map(str, args.folders)))
     anchor = _anchor(args.anchor)

@@ -35,7 +35,7 @@ from arena.engine.game import GameConfig
 from arena.errors import UserError
 from arena.referee.bots import bot_hash
 from arena.tournament import report as reports
-from arena.tournament.ratings import fit_ratings
+from arena.tournament.ratings import GameResult, fit_ratings
 from arena.tournament.runner import Progress, RunPlan, run_games
 from arena.tournament.schedule import make_schedule
 from arena.tournament.store import (
@@ -164,7 +164,8 @@ def run(args: argparse.Namespace) -> int:
     if replay:
         print(f"playing again the games of {', '.join(replay)}: "
               f"{store.rewrite_without(replay)} games dropped", file=sys.stderr)
-    done = store.open(meta_out)
+    # Only the keys are kept: a resumed run must not hold every old game in memory.
+    done_keys = {(g["group"], g["index"]) for g in store.open(meta_out)}
 
     limits = limits_from(argparse.Namespace(
         startup_time=options["limits"]["startup_ms"] / 1000,
@@ -179,7 +180,6 @@ def run(args: argparse.Namespace) -> int:
     except ValueError as exc:
         raise UserError(f"arena run: {exc}") from None
     total = sum(len(group.order) for group in groups)
-    done_keys = {(g["group"], g["index"]) for g in done}
     progress = Progress(total, len(done_keys & {(g.group_key, g.index) for group in groups
                                                 for g in group.games}))
     plan = RunPlan(tuple(specs), config, limits, getattr(args, "concurrency", 1),
@@ -204,11 +204,17 @@ def run(args: argparse.Namespace) -> int:
 
 def _report(folder: Path, names: list[str], anchor: tuple[str, float] | None,
             out: Path | None = None) -> None:
-    games = read_games(folder / GAMES)
-    rate_and_print(games, names, anchor, out or folder, title=f"Standings: {folder.name}")
+    rate_and_print(read_results(folder / GAMES), names, anchor, out or folder,
+                   title=f"Standings: {folder.name}")
 
 
-def rate_and_print(games: list[dict[str, Any]], names: list[str],
+def read_results(path: Path) -> list[GameResult]:
+    """The games of a games.jsonl as the small values ratings and reports use
+    (a game line as a dict takes ten times the memory)."""
+    return read_games(path, convert=GameResult.from_json)
+
+
+def rate_and_print(games: list[GameResult], names: list[str],
                    anchor: tuple[str, float] | None, out: Path | None, *, title: str) -> None:
     try:
         ratings = fit_ratings(games, anchor=anchor, bots=names)

@@ -47,6 +47,11 @@ def views(events: Iterable[ev.Event], seat: int) -> Iterator[ev.Event]:
         yield view(event, seat)
 
 
+def has_secret(event: ev.Event) -> bool:
+    """True if some seat may not see all of ``event`` (its views differ)."""
+    return type(event) in _SECRETS
+
+
 def is_secret_for(event: ev.Event, seat: int) -> bool:
     """True if ``event`` holds something ``seat`` must not see."""
     secret = _SECRETS.get(type(event))

@@ -17,7 +17,7 @@ import trio
 from arena.engine import events as ev
 from arena.engine.decisions import Decision
 from arena.engine.game import Game, GameConfig
-from arena.engine.observer import view
+from arena.engine.observer import has_secret, view
 from arena.engine.record import GameRecord
 from arena.protocol import codec
 from arena.referee.player import BotFaulted, BotPlayer, Fault
@@ -80,9 +80,12 @@ async def play_game(
         for event in new:
             if on_event is not None:
                 on_event(event)
+            # A public event reads the same for every seat: encode it once.
+            line = None if has_secret(event) else codec.encode_event(event)
             for seat, player in enumerate(players):
                 if player is not None and faults[seat] is None:
-                    player.queue(codec.encode_event(view(event, seat)))
+                    player.queue(line if line is not None
+                                 else codec.encode_event(view(event, seat)))
 
     async def ask(seat: int, outcomes: dict[int, Decision | Fault]) -> None:
         player = players[seat]

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any, Final
 
@@ -36,8 +36,10 @@ IDENTITY: Final = ("seed", "players", "games", "gauntlet", "variant", "turn_limi
                    "plain_deal", "limits", "resources")
 
 
-def read_games(path: Path, *, repair: bool = False) -> list[dict[str, Any]]:
-    """Every game line of a games.jsonl.
+def read_games(path: Path, *, repair: bool = False,
+               convert: Callable[[dict[str, Any]], Any] | None = None) -> list[Any]:
+    """Every game line of a games.jsonl (each passed through ``convert``, if given,
+    as it is read: a long run's lines need not all be dicts in memory at once).
 
     A last line without its newline (a crash mid-write) is dropped, and with
     ``repair`` cut off the file.  Any other bad line raises UserError naming it.
@@ -65,6 +67,12 @@ def read_games(path: Path, *, repair: bool = False) -> list[dict[str, Any]]:
         if not isinstance(game, dict) or not {"group", "index", "seats"} <= game.keys():
             raise UserError(f"{path}, line {number}: not a game line (needs group, index and "
                             f"seats); fix or delete that line, then run again")
+        if convert is not None:
+            try:
+                game = convert(game)
+            except ValueError as exc:
+                raise UserError(f"{path}, line {number}: a damaged game line ({exc}); fix or "
+                                f"delete that line, then run again") from None
         games.append(game)
     return games
 
