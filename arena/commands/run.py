@@ -41,6 +41,7 @@ from arena.tournament.schedule import make_schedule
 from arena.tournament.store import (
     FORMAT,
     GAMES,
+    IDENTITY,
     TOURNAMENT,
     VERSION,
     Store,
@@ -113,9 +114,7 @@ def run(args: argparse.Namespace) -> int:
         folder = args.resume
         meta = read_meta(folder)
         bot_args = meta["bot_args"]
-        options = {key: meta[key] for key in ("seed", "players", "games", "gauntlet", "variant",
-                                              "turn_limit", "plain_deal", "limits",
-                                              "resources")}
+        options = {key: meta[key] for key in IDENTITY}
     else:
         options = _options(args)
         # Absolute, so that --resume works from any directory.

@@ -85,10 +85,6 @@ class Decision:
     force: bool | None = None  # force
 
     @property
-    def is_action(self) -> bool:
-        return self.kind in _ACTION_NAMES
-
-    @property
     def token(self) -> str:
         kind = self.kind
         if self.target is not None:

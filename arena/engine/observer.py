@@ -50,9 +50,3 @@ def views(events: Iterable[ev.Event], seat: int) -> Iterator[ev.Event]:
 def has_secret(event: ev.Event) -> bool:
     """True if some seat may not see all of ``event`` (its views differ)."""
     return type(event) in _SECRETS
-
-
-def is_secret_for(event: ev.Event, seat: int) -> bool:
-    """True if ``event`` holds something ``seat`` must not see."""
-    secret = _SECRETS.get(type(event))
-    return secret is not None and seat not in secret[1](event)
