@@ -153,6 +153,30 @@ async def test_cancelled_read_loses_nothing(tmp_path: Path) -> None:
 
 
 @trio_test
+async def test_cancelled_read_of_output_already_waiting_loses_nothing(tmp_path: Path) -> None:
+    # read_line reads output that is already there without waiting, then still
+    # passes a checkpoint: cancelled there, it must keep what it read.
+    async with tool(tmp_path) as bot:
+        await bot.send_line("echo early")
+        await trio.lowlevel.wait_readable(bot._stdout.fileno())
+        with trio.CancelScope() as scope:
+            scope.cancel()
+            await bot.read_line()
+        assert scope.cancelled_caught
+        assert await bot.read_line() == "early"
+        assert bot.usable
+
+
+@trio_test
+async def test_send_larger_than_the_pipe_arrives_whole(tmp_path: Path) -> None:
+    # More than a pipe holds: the first write takes part, the rest waits for room.
+    text = "".join(chr(ord("a") + i % 26) for i in range(300_000))
+    async with tool(tmp_path, max_line=400_000) as bot:
+        assert await ask(bot, f"echo {text}") == text
+        assert await ask(bot, "echo after") == "after"
+
+
+@trio_test
 async def test_invalid_utf8_consumes_its_line_only(tmp_path: Path) -> None:
     async with tool(tmp_path) as bot:
         with pytest.raises(InvalidUtf8, match="not UTF-8") as info:

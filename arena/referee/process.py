@@ -39,8 +39,8 @@ Decisions, in one place:
 
 from __future__ import annotations
 
+import errno
 import os
-import select
 import shlex
 import signal
 import subprocess
@@ -302,13 +302,11 @@ class BotProcess:
                 self._fail_reader(LineTooLong(self.name, self._max_line))
             if self._eof:
                 raise await self._exited("closed its output")
-            data = await self._stdout.receive_some(CHUNK)
-            if not data:
+            if not await self._fill():
                 self._eof = True
                 if buf:
                     raise await self._exited(f"closed its output after {len(buf)} bytes without LF")
                 raise await self._exited("closed its output")
-            buf += data
         line = buf[:end]
         del buf[: end + 1]
         self._scanned = 0
@@ -329,8 +327,46 @@ class BotProcess:
         """
         if self._buf or self._eof:
             return True
-        ready, _, _ = select.select([self._stdout.fileno()], [], [], 0)
-        return bool(ready)
+        try:
+            data = os.read(self._stdout.fileno(), CHUNK)
+        except BlockingIOError:
+            return False
+        except OSError:
+            return True  # closed or broken: read_line says what
+        if data:
+            self._buf += data  # kept for read_line: nothing is lost
+        else:
+            self._eof = True
+        return True
+
+    async def _fill(self) -> bool:
+        """Append what the bot has written to the buffer, waiting if nothing has
+        come yet; False at EOF.
+
+        Not ``FdStream.receive_some``: it starts with a full scheduler pass, and
+        a decision needs only one, the real wait for the answer.  The pipe is
+        non-blocking, so read it directly and wait only when it is empty.
+        """
+        fd = self._stdout.fileno()
+        waited = False
+        while True:
+            try:
+                data = os.read(fd, CHUNK)
+            except BlockingIOError:
+                await trio.lowlevel.wait_readable(fd)
+                waited = True
+                continue
+            except OSError as exc:
+                if exc.errno == errno.EBADF:
+                    raise trio.ClosedResourceError("file was already closed") from None
+                raise trio.BrokenResourceError from exc
+            break
+        self._buf += data
+        if not waited:
+            # Still a checkpoint (after buffering: a cancellation loses nothing),
+            # so a bot that always has its answer ready cannot starve other games.
+            await trio.lowlevel.checkpoint()
+        return bool(data)
 
     async def send_line(self, line: str) -> None:
         """Write ``line`` and a LF to the bot's stdin.
@@ -353,7 +389,21 @@ class BotProcess:
             raise await self._exited("stopped reading its input")
         data = ("\n".join(lines) + "\n").encode("utf-8")
         try:
-            await self._stdin.send_all(data)
+            # One os.write on the non-blocking pipe nearly always takes it all;
+            # FdStream.send_all would add a scheduler pass first.  It finishes
+            # the rest when the pipe is full.
+            try:
+                sent = os.write(self._stdin.fileno(), data)
+            except BlockingIOError:
+                sent = 0
+            except BrokenPipeError:
+                raise trio.BrokenResourceError from None
+            except OSError as exc:
+                if exc.errno == errno.EBADF:
+                    raise trio.ClosedResourceError("file was already closed") from None
+                raise
+            if sent < len(data):
+                await self._stdin.send_all(data[sent:])
         except trio.BrokenResourceError:
             self._stdin_gone = True
             raise await self._exited("stopped reading its input") from None
