@@ -106,8 +106,9 @@ async def test_line_at_the_limit_passes_and_one_byte_more_breaks_the_reader(
 ) -> None:
     async with tool(tmp_path, max_line=100) as bot:
         assert await ask(bot, "long 100") == "x" * 100
-        with pytest.raises(LineTooLong, match="longer than 100 bytes"):
+        with pytest.raises(LineTooLong, match="longer than 100 bytes") as info:
             await ask(bot, "long 101")
+        assert info.value.start == b"x" * 101  # the evidence: up to 200 bytes
         assert not bot.usable
         with pytest.raises(BotBroken):
             await bot.read_line()

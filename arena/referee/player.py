@@ -83,8 +83,10 @@ class BotPlayer:
     def _output_fault(self, exc: proc.BotFault, request: str | None,
                       elapsed: float | None) -> BotFaulted:
         if isinstance(exc, proc.LineTooLong):
+            start = exc.start.decode("utf-8", "replace")
             return self._fault(codec.MALFORMED, f"a line longer than {codec.MAX_LINE_FROM_BOT} "
-                               "bytes", request=request, elapsed=elapsed)
+                               "bytes", line=start or None,
+                               request=request, elapsed=elapsed)
         if isinstance(exc, proc.InvalidUtf8):
             return self._fault(codec.MALFORMED, "a line that is not UTF-8",
                                line=exc.raw.decode("utf-8", "replace"), request=request,

@@ -70,6 +70,7 @@ DEFAULT_LOG_CAP: Final = 1024 * 1024
 DEFAULT_CLOSE_GRACE: Final = 1.0
 DEFAULT_EXIT_WAIT: Final = 1.0
 CHUNK: Final = 64 * 1024
+QUOTE_BYTES: Final = 200  # of an over-long line, kept for the fault report
 
 # After the group is killed, stderr reaches EOF at once unless a process that left
 # the group holds it; wait this long for the last words, then stop draining.
@@ -98,10 +99,14 @@ class BotOutputError(BotFault):
 
 
 class LineTooLong(BotOutputError):
-    """A line longer than the limit; the reader is broken afterwards."""
+    """A line longer than the limit; the reader is broken afterwards.
 
-    def __init__(self, bot: str, limit: int) -> None:
+    ``start``: its first bytes (at most ``QUOTE_BYTES``), the evidence for the report.
+    """
+
+    def __init__(self, bot: str, limit: int, start: bytes = b"") -> None:
         self.limit = limit
+        self.start = start
         super().__init__(bot, f"bot {bot!r} wrote a line longer than {limit} bytes")
 
 
@@ -299,7 +304,8 @@ class BotProcess:
             self._scanned = len(buf)
             # +1: a CR may still precede the LF of a line of exactly max_line bytes.
             if len(buf) > self._max_line + 1:
-                self._fail_reader(LineTooLong(self.name, self._max_line))
+                self._fail_reader(LineTooLong(self.name, self._max_line,
+                                              bytes(buf[:QUOTE_BYTES])))
             if self._eof:
                 raise await self._exited("closed its output")
             if not await self._fill():
@@ -313,7 +319,8 @@ class BotProcess:
         if line.endswith(b"\r"):
             line = line[:-1]
         if len(line) > self._max_line:
-            self._fail_reader(LineTooLong(self.name, self._max_line))
+            self._fail_reader(LineTooLong(self.name, self._max_line,
+                                          bytes(line[:QUOTE_BYTES])))
         try:
             return line.decode("utf-8")
         except UnicodeDecodeError as exc:
