@@ -605,6 +605,29 @@ def test_a_fault_forfeits_the_game_which_goes_on_and_the_bot_is_restarted(
 
 
 @pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs Linux /proc")
+def test_a_faulted_bot_is_ended_during_the_game_not_at_its_next_use(tmp_path: Path) -> None:
+    # A bot that timed out may be spinning: its host ends it as soon as it faults.
+    async def main() -> None:
+        specs = resolve_bots([str(RANDOM_BOT), str(TEST_BOTS / "hang.py")])
+        async with open_lineup(limits=REAL_LIMITS) as lineup:
+            hosts = [lineup.host(spec, scratch_dir=tmp_path / spec.name,
+                                 log_path=tmp_path / f"{spec.name}.log") for spec in specs]
+            seats = await start_all(hosts)
+            hung = seats[1]
+            assert isinstance(hung, BotPlayer)
+            report = await play_game(seats, GameConfig(2), 7, REAL_LIMITS)
+            fault = report.faults[1]
+            assert fault is not None and fault.kind == codec.TIMEOUT
+            with trio.fail_after(10):  # a guard: without the fix it waits forever
+                await hung.process.wait_closed()
+            assert hung.process.returncode is not None
+            assert hosts[1].starts == 1  # ended, not restarted: nobody asked for it yet
+            assert isinstance(seats[0], BotPlayer) and seats[0].process.usable
+
+    trio.run(main)
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs Linux /proc")
 def test_a_bot_may_write_to_stderr_all_game_long(tmp_path: Path) -> None:
     # Its stderr is drained into its log from start to end, over two games (the
     # bot would die of a broken pipe at its first write if nobody read it).

@@ -101,6 +101,9 @@ class BotHost:
                     task_status.started(exc.fault)
                     return
                 self._stop, self._stopped = stop, stopped
+                # A bot that breaks mid-game is ended then, not when next needed: one
+                # that timed out may be spinning, taking CPU from the others.
+                player.on_broken = stop.set
                 announced = True
                 task_status.started(player)
                 await stop.wait()

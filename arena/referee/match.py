@@ -128,7 +128,7 @@ async def play_game(
         assert game.request is not None
         for seat in game.request.seats:
             if players[seat] is not None:
-                players[seat].broken = True  # type: ignore[union-attr]
+                players[seat].mark_broken()  # type: ignore[union-attr]
         game.stop(TIME_CAP)
     distribute()
 

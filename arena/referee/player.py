@@ -9,7 +9,7 @@ with its evidence; nothing else escapes.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Final
 
 import attrs
@@ -60,16 +60,25 @@ class BotPlayer:
         self.limits = limits
         self.hello: str | None = None  # the name the bot gave
         self.startup_time: float | None = None
-        self.broken = False  # must be restarted before its next game
+        self.broken = False  # must be restarted before its next game: see mark_broken
+        # Called once when it breaks; its host ends the process then, not at its next use.
+        self.on_broken: Callable[[], None] | None = None
         self.games = 0  # games started in this process: the protocol's game number
         self._next_id = 1
         self._outbox: list[str] = []
 
     # -- faults ----------------------------------------------------------------
 
+    def mark_broken(self) -> None:
+        """Unfit for another game (a fault, an answer cut off): it gets a new process."""
+        if not self.broken:
+            self.broken = True
+            if self.on_broken is not None:
+                self.on_broken()
+
     def _fault(self, kind: str, detail: str, *, line: str | None = None,
                request: str | None = None, elapsed: float | None = None) -> BotFaulted:
-        self.broken = True
+        self.mark_broken()
         # A bot killed for a resource limit shows as a crash or a timeout: say why.
         limit = getattr(self.process, "limit_hit", None)
         if limit is not None:
@@ -172,15 +181,17 @@ class BotPlayer:
         fault, only restarted before its next game.
         """
         lines, self._outbox = self._outbox, []
+        if self.broken:
+            return  # it is being ended, and its next game gets a fresh process
         lines.append(game_over_line)
         try:
             with trio.move_on_after(self.limits.decision_ms / 1000) as scope:
                 await self.process.send_lines(lines)
         except proc.BotFault:
-            self.broken = True
+            self.mark_broken()
             return
         if scope.cancelled_caught:
-            self.broken = True
+            self.mark_broken()
 
     def discard_queue(self) -> None:
         self._outbox.clear()

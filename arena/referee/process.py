@@ -447,6 +447,10 @@ class BotProcess:
                 raise
         self._closed.set()
 
+    async def wait_closed(self) -> None:
+        """Wait until ``close`` (called by anyone) has ended the bot."""
+        await self._closed.wait()
+
     async def _stop(self, grace: float) -> None:
         self._watch_scope.cancel()  # from here on, close decides how the bot ends
         inside = self._sandbox_init() if self.sandboxed else []
