@@ -14,8 +14,9 @@ into a scratch results folder:
   always keeps the bots of the table it plays.)
   Target: reuse >= 5x faster.
 * **concurrency**: bots that use CPU (``busy5``, a C bot burning 5 ms of CPU per
-  decision), ``--concurrency 1`` against ``--concurrency 2``.  Target: >= 1.7x
-  on 2 cores.
+  decision), ``--concurrency 1`` against ``--concurrency 2``, and against
+  ``--concurrency 2 --affinity`` (each worker's bots pinned to a CPU of their
+  own; skipped where the system cannot pin).  Target: >= 1.7x on 2 cores.
 
 games/s is games played / seconds of play, from arena's own progress line
 (it starts its clock after the bots are built and the schedule made, and stops
@@ -24,7 +25,7 @@ reported too, and the referee's own CPU time (``os.times()`` of the ``arena
 run`` process, not its bots) as a share of one CPU over that wall time.
 Every run uses ``--seed 1`` and a fresh ``--out`` folder.
 
-    python bench/throughput.py              # ~4 min
+    python bench/throughput.py              # ~5 min
     python bench/throughput.py --quick      # ~1 min
 
 Not a test: the figures depend on the machine.
@@ -147,10 +148,12 @@ def placement_check(bot: Path, games: int, scratch: Path) -> list[dict[str, Any]
 
 
 def arena_run(mode: str, bots: list[Path], *, games: int, players: int, concurrency: int,
-              scratch: Path, label: str) -> dict[str, Any]:
+              scratch: Path, label: str, affinity: bool = False) -> dict[str, Any]:
     out = scratch / label
     argv = ["run", *map(str, bots), "--games", str(games), "--players", str(players),
             "--concurrency", str(concurrency), "--seed", "1", "--out", str(out)]
+    if affinity:
+        argv.append("--affinity")
     start = time.perf_counter()
     done = subprocess.run([sys.executable, str(Path(__file__).resolve()), "--child", mode, *argv],
                           capture_output=True, text=True, cwd=scratch)
@@ -177,7 +180,7 @@ def arena_run(mode: str, bots: list[Path], *, games: int, players: int, concurre
     decisions = sum(t["n"] for line in lines for t in line.get("decision_ms") or [] if t)
     referee_cpu = float(_REFEREE_CPU.findall(done.stderr)[-1])
     return {"run": label, "mode": mode, "players": players, "concurrency": concurrency,
-            "games": len(lines), "games_per_second": float(rate),
+            "affinity": affinity, "games": len(lines), "games_per_second": float(rate),
             "play_seconds": round(len(lines) / float(rate), 2), "wall_seconds": round(wall, 2),
             "process_starts": starts, "faults": faults, "decisions": decisions,
             "referee_cpu_seconds": round(referee_cpu, 2),
@@ -205,6 +208,10 @@ def main(argv: list[str] | None = None) -> int:
     busy = common.build_c_bot("busy", f"busy{BUSY_CPU_MS}",
                               {"CPU_MS": BUSY_CPU_MS, "NAME": f'"busy{BUSY_CPU_MS}"'})
     busy_before = common.machine_state(args)
+    can_pin = hasattr(os, "sched_setaffinity")  # arena run --affinity needs it
+    if not can_pin:
+        print("bench: this system cannot pin processes to CPUs: no --affinity runs",
+              file=sys.stderr)
     runs: list[dict[str, Any]] = []
     with tempfile.TemporaryDirectory(prefix="arena-bench-") as tmp, \
             common.OthersLoad() as others:
@@ -220,10 +227,13 @@ def main(argv: list[str] | None = None) -> int:
                       file=sys.stderr)
         for players in (2, 4):
             games = args.busy_games if players == 2 else args.busy_games * 2 // 5
-            for concurrency in (1, 2):
+            settings = [(1, False), (2, False)] + ([(2, True)] if can_pin else [])
+            for concurrency, affinity in settings:
+                label = f"busy{BUSY_CPU_MS}-{players}p-c{concurrency}"
                 runs.append(arena_run("reuse", [busy] * players, games=games, players=players,
                                       concurrency=concurrency, scratch=scratch,
-                                      label=f"busy{BUSY_CPU_MS}-{players}p-c{concurrency}"))
+                                      label=label + ("-affinity" if affinity else ""),
+                                      affinity=affinity))
                 print(f"  {runs[-1]['run']}: {runs[-1]['games_per_second']:.1f} games/s",
                       file=sys.stderr)
         placement = placement_check(busy, args.busy_games // 4, scratch)
@@ -246,12 +256,21 @@ def main(argv: list[str] | None = None) -> int:
                              / rate(f"busy{BUSY_CPU_MS}-{players}p-c1"), 2),
             "target": TARGET_CONCURRENCY,
             "ceiling_2_cpus": round(concurrency_ceiling(players), 2)})
+        if can_pin:
+            comparisons.append({
+                "comparison": f"--concurrency 2 --affinity / 1, busy{BUSY_CPU_MS}, "
+                              f"{players} players",
+                "speedup": round(rate(f"busy{BUSY_CPU_MS}-{players}p-c2-affinity")
+                                 / rate(f"busy{BUSY_CPU_MS}-{players}p-c1"), 2),
+                "target": TARGET_CONCURRENCY,
+                "ceiling_2_cpus": comparisons[-1]["ceiling_2_cpus"]})
     for c in comparisons:
         c["meets_target"] = c["speedup"] >= c["target"]
 
     print(f"\narena run, seed 1 ({os.cpu_count()} CPUs)")
     print(tabulate(
-        [[r["run"], r["mode"], r["players"], r["concurrency"], f"{r['games']:,}",
+        [[r["run"], r["mode"], r["players"],
+          f"{r['concurrency']}{' --affinity' if r['affinity'] else ''}", f"{r['games']:,}",
           f"{r['play_seconds']:.1f}", f"{r['games_per_second']:,.1f}", f"{r['wall_seconds']:.1f}",
           f"{r['referee_cpu_share']:.0%}", f"{r['process_starts']:,}",
           sum(r["faults"].values())] for r in runs],

@@ -264,6 +264,71 @@ async def test_no_core_dump_is_written(tmp_path: Path) -> None:
     assert [p.name for p in scratch.iterdir() if p.name.startswith("core")] == []
 
 
+# ------------------------------------------------------------------ CPU affinity
+
+needs_affinity = pytest.mark.skipif(not hasattr(os, "sched_setaffinity"),
+                                    reason="needs sched_setaffinity")
+NO_SUCH_CPU = 100_000  # beyond any kernel's CPUs: sched_setaffinity says EINVAL
+
+
+def cpu_list(text: str) -> set[int]:
+    """A ``Cpus_allowed_list`` of /proc/<pid>/status, e.g. ``0-2,5``, as a set."""
+    cpus: set[int] = set()
+    for part in text.strip().split(","):
+        first, _, last = part.partition("-")
+        cpus.update(range(int(first), int(last or first) + 1))
+    return cpus
+
+
+def cpus_of(pid: int) -> set[int]:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("Cpus_allowed_list:"):
+            return cpu_list(line.partition(":")[2])
+    raise AssertionError(f"no Cpus_allowed_list for pid {pid}")
+
+
+@needs_affinity
+@pytest.mark.parametrize("limits", [SMALL, None], ids=["keeper", "no-limits"])
+@trio_test
+async def test_a_bot_and_its_children_run_on_the_cpu_they_are_given(
+    tmp_path: Path, limits: BotLimits | None
+) -> None:
+    mine = os.sched_getaffinity(0)
+    cpu = max(mine)  # on 2 CPUs or more, not all of ours; on one, the only one
+    child = None
+    try:
+        async with open_bot_process(
+            resolve_bot(str(FAKE / "lim_tool.py")), scratch_dir=tmp_path / "scratch",
+            log_path=tmp_path / "tool.log", close_grace=0.5, limits=limits,
+            cpus=frozenset({cpu}),
+        ) as bot:
+            # The bot itself says (with limits, it is the keeper's child).
+            assert cpu_list(await ask(bot, "status Cpus_allowed_list")) == {cpu}
+            assert cpus_of(bot.pid) == {cpu}  # the keeper, or the bot
+            child = int((await ask(bot, "spawn-sleep 30")).split()[1])
+            assert cpus_of(child) == {cpu}
+    finally:
+        kill_quietly(child)
+    assert os.sched_getaffinity(0) == mine  # the referee stays free
+    assert f"CPU {cpu})]" in (tmp_path / "tool.log").read_text()  # said in the start line
+
+
+@needs_affinity
+@pytest.mark.parametrize("limits", [SMALL, None], ids=["keeper", "no-limits"])
+@trio_test
+async def test_a_cpu_that_cannot_be_used_is_a_start_error(
+    tmp_path: Path, limits: BotLimits | None
+) -> None:
+    with pytest.raises(BotStartError,
+                       match=f"'lim_tool' cannot be started: cannot pin to CPU {NO_SUCH_CPU}: "):
+        async with open_bot_process(
+            resolve_bot(str(FAKE / "lim_tool.py")), scratch_dir=tmp_path / "scratch",
+            log_path=tmp_path / "tool.log", limits=limits, cpus=frozenset({NO_SUCH_CPU}),
+        ):
+            pytest.fail("the bot ran unpinned")
+    assert "cannot start" in (tmp_path / "tool.log").read_text()
+
+
 # -------------------------------------------------------------- the parts
 
 
@@ -279,6 +344,7 @@ def test_limits_are_validated_and_described() -> None:
     assert unlimited.rlimits() == {"core": 0}
     argv = launcher_argv(SMALL, status_fd=7)
     assert argv[-1] == "--" and "status=7" in argv and f"fsize={1 << 20}" in argv
+    assert launcher_argv(SMALL, cpus={3, 1})[-2] == "cpus=1,3"
 
 
 def test_exit_status_names_the_file_size_limit() -> None:

@@ -201,6 +201,14 @@ async def test_limits_reach_inside_the_sandbox(tmp_path: Path, bwrap_works: None
     assert host_pids_running(str(FAKE / "lim_tool.py")) == []
 
 
+@pytest.mark.skipif(not hasattr(os, "sched_setaffinity"), reason="needs sched_setaffinity")
+@trio_test
+async def test_cpu_pin_reaches_inside_the_sandbox(tmp_path: Path, bwrap_works: None) -> None:
+    cpu = max(os.sched_getaffinity(0))
+    async with tool(tmp_path, cpus=frozenset({cpu})) as bot:  # bwrap inherits the keeper's
+        assert await ask(bot, "status Cpus_allowed_list") == str(cpu)
+
+
 @trio_test
 async def test_file_size_death_is_named_through_bwrap(tmp_path: Path, bwrap_works: None) -> None:
     spec = resolve_bot(str(FAKE / "lim_write.sh"))

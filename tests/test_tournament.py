@@ -422,6 +422,49 @@ def test_reports_name_every_bot_and_rate_merges_runs(capsys, bots, tmp_path) -> 
             float(merged[name]["elo"]) - float(merged["alpha"]["elo"]), abs=0.02)
 
 
+# --affinity
+
+AFFINITY_BOT = Path(__file__).parent / "bots" / "affinity.py"
+needs_affinity = pytest.mark.skipif(not hasattr(os, "sched_setaffinity"),
+                                    reason="needs sched_setaffinity")
+
+
+@needs_affinity
+def test_affinity_pins_each_workers_bots_to_a_cpu_of_its_own(capsys, tmp_path: Path) -> None:
+    folder = tmp_path / "bots"
+    folder.mkdir()
+    paths = []
+    for name in ("a", "b", "c"):  # 3 tables of 2 deal groups: both workers get some
+        shutil.copyfile(AFFINITY_BOT, folder / f"{name}.py")
+        paths.append(str(folder / f"{name}.py"))
+    out = tmp_path / "out"
+    run_ok(capsys, out, paths, "--games", 4, "--seed", 1, "--affinity", "--memory-mb", 100)
+    assert len(games(out)) == 3 * 4
+    cpus = sorted(os.sched_getaffinity(0))  # one CPU: every worker on it
+    reported: dict[int, set[str]] = defaultdict(set)
+    for log in (out / "logs").glob("*.w*.log"):  # NAME.wW.log: worker W's process of NAME
+        worker = int(log.name.split(".w")[-1].removesuffix(".log"))
+        reported[worker] |= {line.split()[1] for line in log.read_text().splitlines()
+                             if line.startswith("cpus ")}
+    assert dict(reported) == {w: {str(cpus[w % len(cpus)])} for w in (0, 1)}
+    assert os.sched_getaffinity(0) == set(cpus)  # the referee itself stays free
+    # A way to run, like --concurrency, not part of the tournament: not recorded,
+    # and the same folder goes on without it.
+    assert "affinity" not in json.loads((out / TOURNAMENT).read_text())
+    assert "(12 already played)" in run_ok(capsys, out, paths, "--games", 4, "--seed", 1,
+                                           "--memory-mb", 100)
+
+
+def test_affinity_where_cpus_cannot_be_pinned_gets_one_line(capsys, monkeypatch, bots,
+                                                             tmp_path) -> None:
+    monkeypatch.delattr(os, "sched_setaffinity", raising=False)
+    line = refusal(capsys, "run", bots["alpha"], bots["beta"], "--affinity",
+                   "--out", tmp_path / "out")
+    assert line == ("arena: --affinity: this system cannot pin processes to CPUs "
+                    "(no sched_setaffinity); run without --affinity")
+    assert not (tmp_path / "out").exists()
+
+
 # Bad input
 
 

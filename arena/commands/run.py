@@ -64,6 +64,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--gauntlet", metavar="BOT", help="play only this bot against each other bot")
     p.add_argument("--concurrency", type=int, default=os.cpu_count() or 1, metavar="C",
                    help="games at once (default: the number of CPUs, %(default)s)")
+    p.add_argument("--affinity", action="store_true",
+                   help="pin the bots of each of the C concurrent games to a CPU of their "
+                        "own (game slot w on the w-th CPU arena may use, wrapping around), so "
+                        "that busy bots of games played at once do not share a CPU; "
+                        "multi-threaded bots (JVM, Go, ...) lose their other CPUs. Linux only")
     p.add_argument("--seed", type=seed_value, help="the schedule and every deal (default: drawn)")
     p.add_argument("--out", type=Path, metavar="DIR",
                    help="results folder (default: a new folder under results/)")
@@ -106,7 +111,20 @@ def _options(args: argparse.Namespace) -> dict[str, Any]:
             "resources": resources_from(args)}
 
 
+def _worker_cpus(affinity: bool) -> tuple[int, ...]:
+    """The CPUs --affinity spreads the workers over: those arena may run on."""
+    if not affinity:
+        return ()
+    if not (hasattr(os, "sched_setaffinity") and hasattr(os, "sched_getaffinity")):
+        raise UserError("--affinity: this system cannot pin processes to CPUs "
+                        "(no sched_setaffinity); run without --affinity")
+    return tuple(sorted(os.sched_getaffinity(0)))
+
+
 def run(args: argparse.Namespace) -> int:
+    # Like --concurrency, a way to run, not part of the tournament: not stored in
+    # tournament.json, and a resumed run pins only if asked again.
+    cpus = _worker_cpus(getattr(args, "affinity", False))
     if args.resume is not None:
         if args.bots or args.out:
             raise UserError("--resume DIR takes the bots and options from DIR: give no bots "
@@ -182,7 +200,7 @@ def run(args: argparse.Namespace) -> int:
     progress = Progress(total, len(done_keys & {(g.group_key, g.index) for group in groups
                                                 for g in group.games}))
     plan = RunPlan(tuple(specs), config, limits, getattr(args, "concurrency", 1),
-                   process_options=proc_options)
+                   process_options=proc_options, cpus=cpus)
     print(f"{folder}: {total} games ({progress.done} already played), seed {options['seed']}, "
           f"{len(names)} bots", file=sys.stderr)
     interrupted = False

@@ -14,10 +14,14 @@ the standard library only, and little of it, so it starts in about 15 ms. Option
   referee learns, as ``subprocess`` would tell it, whether the program started.
 * ``dropcap=1``: when running as root, remove ``CAP_SYS_RESOURCE`` from the
   capability bounding set, so the bot (root too) cannot raise its hard limits.
+* ``cpus=N[,N...]``: pin the keeper to these CPUs (``sched_setaffinity``) before
+  the bot is forked, so the bot and all it starts inherit the pin from their
+  first instruction (``arena run --affinity``). A CPU that cannot be used is a
+  start error, reported on ``status`` like a failed exec.
 
 What it does, in order:
 
-1. Sets the limits, and becomes a *child subreaper* (``PR_SET_CHILD_SUBREAPER``):
+1. Sets the limits and the CPUs, and becomes a *child subreaper* (``PR_SET_CHILD_SUBREAPER``):
    every orphaned descendant of the bot, a child that called ``setsid`` and
    whose parent died included, is reparented to the keeper instead of to init.
    So "every descendant of the keeper" is exactly the bot's processes.
@@ -209,11 +213,15 @@ def main(args: list[str]) -> None:
         _fail(None, "usage: launch.py [NAME=VALUE ...] -- PROGRAM [ARG ...]")
     split = args.index("--")
     options, argv = args[:split], args[split + 1 :]
+    cpus = None
     try:
         values = {}
         for option in options:
             name, _, value = option.partition("=")
-            values[name] = int(value)
+            if name == "cpus":
+                cpus = {int(cpu) for cpu in value.split(",")}
+            else:
+                values[name] = int(value)
         status_fd = values.pop("status", None)
         if status_fd is not None:
             os.set_inheritable(status_fd, False)  # the bot's copy closes on exec
@@ -231,6 +239,12 @@ def main(args: list[str]) -> None:
         _fail(status_fd, f"bad option or limit: {exc}")
     if not argv:
         _fail(status_fd, "no program to run")
+    if cpus is not None:
+        try:
+            os.sched_setaffinity(0, cpus)  # inherited across fork and exec
+        except (OSError, AttributeError) as exc:
+            what = getattr(exc, "strerror", None) or exc
+            _fail(status_fd, f"cannot pin to CPU {','.join(map(str, sorted(cpus)))}: {what}")
 
     # Signals are taken with sigwaitinfo, so none is lost between two waits. An
     # ignored SIGCHLD would reap the bot before the keeper could read its status.

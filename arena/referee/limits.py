@@ -147,16 +147,21 @@ def _num(value: float) -> str:
     return f"{value:g}"
 
 
-def launcher_argv(limits: BotLimits, *, status_fd: int | None = None) -> list[str]:
+def launcher_argv(limits: BotLimits, *, status_fd: int | None = None,
+                  cpus: Iterable[int] | None = None) -> list[str]:
     """The command line that applies ``limits`` and then runs what follows it.
 
     Append the program and its arguments. ``status_fd`` (inherited by the child,
     e.g. through ``pass_fds``) receives the error if the exec fails; see launch.py.
+    ``cpus``: the keeper pins itself to these CPUs before it starts the bot, so the
+    bot and everything it starts run on them only.
     """
     options = [f"{name}={value}" for name, value in limits.rlimits().items()]
     options.append("dropcap=1")
     if status_fd is not None:
         options.append(f"status={status_fd}")
+    if cpus is not None:
+        options.append("cpus=" + ",".join(str(cpu) for cpu in sorted(cpus)))
     return [sys.executable or "python3", "-I", "-S", str(LAUNCHER), *options, "--"]
 
 

@@ -581,6 +581,7 @@ async def open_bot_process(
     exit_wait: float = DEFAULT_EXIT_WAIT,
     limits: BotLimits | None = None,
     sandbox: Sandbox | None = None,
+    cpus: frozenset[int] | None = None,
 ) -> AsyncIterator[BotProcess]:
     """Start the bot, drain its stderr into ``log_path``, and always end it on exit.
 
@@ -592,10 +593,15 @@ async def open_bot_process(
     ``limits``: run the bot under these resource limits (see ``limits``), with a
     watchdog task for memory and CPU; it returns once the program has been
     exec'd. ``sandbox``: run it inside bubblewrap (see ``sandbox``); call
-    ``sandbox.check_sandbox()`` once beforehand, at start-up.
+    ``sandbox.check_sandbox()`` once beforehand, at start-up. ``cpus``: run the
+    bot and everything it starts on these CPUs only (``sched_setaffinity``; the
+    keeper pins itself before it starts the bot, or without limits the bot is
+    pinned just after its exec); a CPU that cannot be used is a ``BotStartError``.
     """
     if max_line < 1 or log_cap < 0:
         raise ValueError("max_line must be >= 1 and log_cap >= 0")
+    if cpus is not None and not cpus:
+        raise ValueError("cpus must name at least one CPU")
     scratch_dir = Path(scratch_dir).absolute()
     scratch_dir.mkdir(parents=True, exist_ok=True)
     log_path = Path(log_path)
@@ -611,7 +617,7 @@ async def open_bot_process(
                 )
             if limits is not None:
                 status_read, status_write = os.pipe()
-                argv = [*launcher_argv(limits, status_fd=status_write), *argv]
+                argv = [*launcher_argv(limits, status_fd=status_write, cpus=cpus), *argv]
             proc = await trio.lowlevel.open_process(
                 argv,
                 stdin=subprocess.PIPE,
@@ -622,6 +628,27 @@ async def open_bot_process(
                 env=bot_env(scratch_dir),
                 pass_fds=() if status_write is None else (status_write,),
             )
+            if cpus is not None and limits is None:
+                # No keeper to pin it before its exec, so pin it right after. Only a
+                # thread or child started in the moment since the exec (microseconds
+                # to a scheduler tick) escapes; runtimes start theirs later, and a
+                # miss costs speed, never a rule. arena run always has a keeper.
+                try:
+                    os.sched_setaffinity(proc.pid, cpus)
+                except ProcessLookupError:
+                    pass  # it has ended already: reported as any early exit is
+                except OSError as exc:
+                    try:
+                        os.killpg(proc.pid, signal.SIGKILL)  # never let it run unpinned
+                    except ProcessLookupError:
+                        pass
+                    with trio.CancelScope(shield=True):
+                        await proc.wait()
+                        for stream in (proc.stdin, proc.stdout, proc.stderr):
+                            if stream is not None:
+                                await stream.aclose()
+                    pinned = ",".join(map(str, sorted(cpus)))
+                    raise OSError(f"cannot pin to CPU {pinned}: {exc.strerror or exc}") from None
         except BaseException as exc:
             if status_read is not None:
                 os.close(status_read)
@@ -642,11 +669,12 @@ async def open_bot_process(
             limits=limits,
             sandboxed=sandbox is not None,
         )
-        how = ""
-        if limits is not None:
-            how = f" (limits: {limits.describe()}{'; sandboxed' if sandbox else ''})"
-        elif sandbox is not None:
-            how = " (sandboxed)"
+        notes = [f"limits: {limits.describe()}"] if limits is not None else []
+        if sandbox is not None:
+            notes.append("sandboxed")
+        if cpus is not None:
+            notes.append("CPU " + ",".join(map(str, sorted(cpus))))
+        how = f" ({'; '.join(notes)})" if notes else ""
         bot._write_log(
             f"[arena: {stamp} started pid {proc.pid}: {shlex.join(spec.argv)}{how}]\n".encode()
         )

@@ -36,6 +36,14 @@ class RunPlan:
     concurrency: int
     keep: int = 8  # bot processes a worker keeps alive between games
     process_options: dict[str, Any] = attrs.field(factory=dict)
+    # --affinity: worker w runs its bots on CPU cpus[w % len(cpus)]; () leaves them free.
+    cpus: tuple[int, ...] = ()
+
+    def worker_options(self, wid: int) -> dict[str, Any]:
+        """The ``open_bot_process`` options of worker ``wid``'s bots."""
+        if not self.cpus:
+            return self.process_options
+        return {**self.process_options, "cpus": frozenset({self.cpus[wid % len(self.cpus)]})}
 
 
 def game_line(game: ScheduledGame, report: GameReport) -> dict[str, Any]:
@@ -145,7 +153,7 @@ async def run_games(plan: RunPlan, groups: Sequence[DealGroup], done: Iterable[t
                      results: trio.MemorySendChannel[tuple[ScheduledGame, GameReport]]) -> None:
         hosts: OrderedDict[str, BotHost] = OrderedDict()
         async with open_lineup(limits=plan.limits, start_limiter=limiter,
-                               process_options=plan.process_options) as lineup:
+                               process_options=plan.worker_options(wid)) as lineup:
 
             def host(name: str) -> BotHost:
                 found = hosts.pop(name, None)
