@@ -211,11 +211,30 @@ def test_handshake_decoding_ignores_unknown_keys() -> None:
 
 
 @pytest.mark.parametrize(
-    "line", ["arena", "arena one", "hello 1", "arena 1 startup_ms=1", "arena 1 bank_ms"]
+    "line", ["arena", "arena one", "hello 1", "arena 1 startup_ms=1", "arena 1 bank_ms",
+             "arena 1 startup_ms=1 decision_ms=0 bank_ms=3 game_ms=4",
+             "arena 1 startup_ms=1 decision_ms=2 bank_ms=-3 game_ms=4"]
 )
 def test_bad_handshake(line: str) -> None:
     with pytest.raises(MalformedLine):
         decode_handshake(line)
+
+
+@pytest.mark.parametrize(("data", "problem"), [
+    ({"startup_ms": 1, "decision_ms": 2, "bank_ms": 3}, "limits need game_ms"),
+    ({"startup_ms": 0, "decision_ms": 2, "bank_ms": 3, "game_ms": 4}, "startup_ms must be"),
+    ({"startup_ms": 1, "decision_ms": 2.5, "bank_ms": 3, "game_ms": 4}, "decision_ms must be"),
+    ({"startup_ms": 1, "decision_ms": 2, "bank_ms": -1, "game_ms": 4}, "bank_ms must be"),
+    ({"startup_ms": 1, "decision_ms": 2, "bank_ms": 3, "game_ms": True}, "game_ms must be"),
+])
+def test_limits_that_make_no_sense_cannot_be_made(data: dict, problem: str) -> None:
+    with pytest.raises(ValueError, match=problem):
+        Limits.from_json(data)
+
+
+def test_limits_from_json_reads_what_asdict_wrote() -> None:
+    limits = Limits(startup_ms=5, decision_ms=6, bank_ms=0, game_ms=8)
+    assert Limits.from_json(attrs.asdict(limits)) == limits
 
 
 @pytest.mark.parametrize(

@@ -171,6 +171,22 @@ def test_record_numbers_skip_a_record_whose_line_was_never_written(tmp_path: Pat
         f"{RECORDS}/000001.json.gz", f"{RECORDS}/000003.json.gz"]
 
 
+def test_record_numbers_are_not_reused_after_record_files_are_deleted(tmp_path: Path) -> None:
+    folder = tmp_path / "t"
+    store = Store(folder)
+    store.open(meta())
+    for g in GAMES_3[:2]:
+        store.append(dict(g), GameRecord(decisions=()))
+    store.close()
+    for path in (folder / RECORDS).iterdir():
+        path.unlink()  # a host saving disk space by hand
+    store = Store(folder)
+    store.open(meta())
+    store.append(dict(GAMES_3[2]), GameRecord(decisions=()))
+    store.close()
+    assert read_games(folder / GAMES)[-1]["record"] == f"{RECORDS}/000003.json.gz"
+
+
 def test_rewrite_without_refuses_a_damaged_file_and_changes_nothing(tmp_path: Path) -> None:
     folder = tmp_path / "t"
     folder.mkdir()
@@ -216,8 +232,12 @@ def test_read_meta_reads_what_open_wrote(tmp_path: Path) -> None:
     (json.dumps(meta(bot_args="a.py")), "damaged (bot_args"),
     (json.dumps(meta(limits={"startup_ms": 1})), "damaged (limits"),
     (json.dumps(meta(seed="1")), "damaged (seed"),
+    (json.dumps(meta(limits=dict(meta()["limits"], decision_ms=-5))),
+     "damaged (limits: decision_ms must be a whole number >= 1, not -5)"),
+    (json.dumps(meta(limits=dict(meta()["limits"], bank_ms=1.5))), "damaged (limits: bank_ms"),
+    (json.dumps(meta(turn_limit=0)), "damaged (turn_limit"),
 ], ids=["missing", "cut", "list", "format", "no-bots", "bots-strings", "bot_args", "limits",
-        "seed"])
+        "seed", "limit-range", "limit-type", "turn-limit"])
 def test_read_meta_says_what_is_wrong_in_one_line(tmp_path: Path, text: str | None,
                                                   expected: str) -> None:
     if text is not None:

@@ -259,6 +259,18 @@ def test_a_damaged_tournament_json_gets_one_clear_line(capsys, bots, tmp_path) -
 # What goes into an existing folder
 
 
+def test_games_without_their_tournament_json_are_not_mixed_with_new_ones(
+        capsys, bots, tmp_path) -> None:
+    out = tmp_path / "out"
+    two = [bots["alpha"], bots["beta"]]
+    run_ok(capsys, out, two, "--games", 2, "--seed", 3)
+    (out / TOURNAMENT).unlink()
+    before = snapshot(out)
+    line = refusal(capsys, "run", *two, "--games", 2, "--seed", 3, "--out", out)
+    assert f"{out} has a {GAMES} but no {TOURNAMENT}" in line
+    assert snapshot(out) == before
+
+
 def test_other_options_into_the_same_folder_are_refused(capsys, bots, tmp_path) -> None:
     out = tmp_path / "out"
     two = [bots["alpha"], bots["beta"]]
@@ -482,6 +494,7 @@ BAD_RUNS = [
     (["{alpha}", "{beta}", "--players", "3"], "at least 3"),
     (["{alpha}", "{beta}", "--seed", "x"], "whole number"),
     (["{alpha}", "{beta}", "--decision-time", "0"], "--decision-time"),
+    (["{alpha}", "{beta}", "--decision-time", "0.0001"], "decision_ms must be a whole number"),
     (["{alpha}", "{beta}", "--bogus"], "--bogus"),
     (["--resume", "{missing}"], "tournament.json"),
     (["--resume", "{missing}", "{alpha}"], "--resume"),

@@ -79,12 +79,15 @@ def limits_from(args: argparse.Namespace) -> codec.Limits:
         raise UserError(f"--time-bank {args.time_bank}: give 0 or more seconds")
     if args.turn_limit < 1:
         raise UserError(f"--turn-limit {args.turn_limit}: give at least 1 turn")
-    return codec.Limits(
-        startup_ms=round(args.startup_time * 1000),
-        decision_ms=round(args.decision_time * 1000),
-        bank_ms=round(args.time_bank * 1000),
-        game_ms=round(args.game_time * 1000),
-    )
+    try:
+        return codec.Limits(
+            startup_ms=round(args.startup_time * 1000),
+            decision_ms=round(args.decision_time * 1000),
+            bank_ms=round(args.time_bank * 1000),
+            game_ms=round(args.game_time * 1000),
+        )
+    except ValueError as exc:  # e.g. --decision-time 0.0001: under a millisecond
+        raise UserError(f"time limits: {exc} ms; give at least 0.001 s") from None
 
 
 def prepare_bots(args: Sequence[str], *, build: bool = True) -> list[BotSpec]:

@@ -33,6 +33,7 @@ from arena.commands.options import (
 from arena.engine.cards import MAX_PLAYERS, MIN_PLAYERS
 from arena.engine.game import GameConfig
 from arena.errors import UserError
+from arena.protocol import codec
 from arena.referee.bots import bot_hash
 from arena.tournament import report as reports
 from arena.tournament.ratings import GameResult, fit_ratings
@@ -121,6 +122,13 @@ def _worker_cpus(affinity: bool) -> tuple[int, ...]:
     return tuple(sorted(os.sched_getaffinity(0)))
 
 
+def _has_games(folder: Path) -> bool:
+    try:
+        return (folder / GAMES).stat().st_size > 0
+    except OSError:
+        return False
+
+
 def run(args: argparse.Namespace) -> int:
     # Like --concurrency, a way to run, not part of the tournament: not stored in
     # tournament.json, and a resumed run pins only if asked again.
@@ -139,6 +147,10 @@ def run(args: argparse.Namespace) -> int:
         bot_args = [os.path.abspath(arg) for arg in args.bots]
         folder = args.out or results_root() / time.strftime("%Y%m%d-%H%M%S")
         meta = read_meta(folder) if (folder / TOURNAMENT).exists() else None
+        if meta is None and _has_games(folder):
+            raise UserError(f"{folder} has a {GAMES} but no {TOURNAMENT}, so its games cannot "
+                            f"be told apart from new ones; restore {TOURNAMENT}, or use "
+                            "another --out")
         if meta is not None and options["seed"] is None:
             options["seed"] = meta["seed"]  # resuming: the recorded seed
         if meta is not None:
@@ -184,11 +196,7 @@ def run(args: argparse.Namespace) -> int:
     # Only the keys are kept: a resumed run must not hold every old game in memory.
     done_keys = {(g["group"], g["index"]) for g in store.open(meta_out)}
 
-    limits = limits_from(argparse.Namespace(
-        startup_time=options["limits"]["startup_ms"] / 1000,
-        decision_time=options["limits"]["decision_ms"] / 1000,
-        time_bank=options["limits"]["bank_ms"] / 1000,
-        game_time=options["limits"]["game_ms"] / 1000, turn_limit=options["turn_limit"]))
+    limits = codec.Limits.from_json(options["limits"])  # checked: by argparse or read_meta
     config = GameConfig(options["players"], options["variant"],
                         False if options["plain_deal"] else None, options["turn_limit"])
     try:

@@ -57,14 +57,36 @@ _LIMIT_KEYS: Final = ("startup_ms", "decision_ms", "bank_ms", "game_ms")
 _QUOTE_MAX: Final = 80
 
 
+def _whole_ms(least: int) -> Callable[[Any, attrs.Attribute[int], int], None]:
+    def check(_instance: Any, attribute: attrs.Attribute[int], value: int) -> None:
+        if isinstance(value, bool) or not isinstance(value, int) or value < least:
+            raise ValueError(f"{attribute.name} must be a whole number >= {least}, "
+                             f"not {value!r}")
+
+    return check
+
+
 @attrs.frozen
 class Limits:
-    """The time limits announced in the handshake, in milliseconds."""
+    """The time limits announced in the handshake, in milliseconds.
 
-    startup_ms: int = 10_000  # process start to the ``hello`` line
-    decision_ms: int = 1_000  # free time for each answer
-    bank_ms: int = 10_000  # per game: pays for the time answers take over decision_ms
-    game_ms: int = 600_000  # wall-clock cap on one game
+    Invalid limits cannot be made: a handshake, a command line or a
+    tournament.json that asks for them gets a ValueError saying which.
+    """
+
+    startup_ms: int = attrs.field(default=10_000, validator=_whole_ms(1))  # to ``hello``
+    decision_ms: int = attrs.field(default=1_000, validator=_whole_ms(1))  # free, per answer
+    # Per game: pays for the time answers take over decision_ms.
+    bank_ms: int = attrs.field(default=10_000, validator=_whole_ms(0))
+    game_ms: int = attrs.field(default=600_000, validator=_whole_ms(1))  # wall clock, a game
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> Limits:
+        """Limits from their JSON object (``attrs.asdict``); ValueError if bad."""
+        missing = [key for key in _LIMIT_KEYS if key not in data]
+        if missing:
+            raise ValueError("limits need " + ", ".join(missing))
+        return cls(**{key: data[key] for key in _LIMIT_KEYS})
 
 
 # ---------------------------------------------------------------- errors

@@ -22,6 +22,7 @@ from typing import Any, Final
 
 from arena.engine.record import GameRecord, save
 from arena.errors import UserError
+from arena.protocol import codec
 
 TOURNAMENT: Final = "tournament.json"
 GAMES: Final = "games.jsonl"
@@ -101,7 +102,6 @@ _META_FIELDS: Final = {"bot_args": list, "bots": list, "seed": int, "players": i
                        "games": int, "gauntlet": (str, type(None)), "variant": str,
                        "turn_limit": int, "plain_deal": bool, "limits": dict,
                        "resources": dict}
-_LIMITS: Final = ("startup_ms", "decision_ms", "bank_ms", "game_ms")
 _RESOURCES: Final = {"memory_mb", "cpu_seconds", "file_size_mb", "open_files", "sandbox",
                      "sandbox_ro"}
 
@@ -116,8 +116,12 @@ def _meta_problem(meta: dict[str, Any]) -> str | None:
     if not all(isinstance(bot, dict) and isinstance(bot.get("name"), str)
                and isinstance(bot.get("hash"), str) for bot in meta["bots"]):
         return "each of bots needs a name and a hash"
-    if not all(isinstance(meta["limits"].get(key), int) for key in _LIMITS):
-        return "limits needs " + ", ".join(_LIMITS)
+    try:
+        codec.Limits.from_json(meta["limits"])
+    except ValueError as exc:
+        return f"limits: {exc}"
+    if meta["turn_limit"] < 1 or meta["players"] < 2 or meta["games"] < 1:
+        return "turn_limit, players and games must be at least 1, 2 and 1"
     if not _RESOURCES <= meta["resources"].keys():
         return "resources needs " + ", ".join(sorted(_RESOURCES))
     return None
@@ -151,7 +155,8 @@ class Store:
         tmp = self.folder / (TOURNAMENT + ".tmp")
         tmp.write_text(json.dumps(dict(meta), indent=2) + "\n", encoding="utf-8")
         os.replace(tmp, self.folder / TOURNAMENT)
-        self._count = _last_record_number(self.folder / RECORDS)
+        self._count = max(_last_record_number(self.folder / RECORDS),
+                          *(_record_number(game) for game in games), 0)
         self._file = open(self.games_path, "a", encoding="utf-8")  # noqa: SIM115 - held open
         return games
 
@@ -184,6 +189,12 @@ class Store:
         if self._file is not None:
             self._file.close()
             self._file = None
+
+
+def _record_number(game: Mapping[str, Any]) -> int:
+    # A line names its record even if the file was deleted by hand since.
+    stem = str(game.get("record", "")).rpartition("/")[2].split(".")[0]
+    return int(stem) if stem.isdigit() else 0
 
 
 def _last_record_number(records: Path) -> int:
