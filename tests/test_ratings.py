@@ -362,3 +362,211 @@ def test_random_complete_results_fit_to_a_stationary_point(
         up = dict(fitted, **{bot: fitted[bot] + 1e-3})
         down = dict(fitted, **{bot: fitted[bot] - 1e-3})
         assert abs(log_likelihood(pairs, up) - log_likelihood(pairs, down)) < 2e-9
+
+
+# Cluster-robust intervals for multi-player games
+
+
+def plackett_luce(rng: random.Random, strength: dict[str, float], players: int, games: int):
+    """Games whose order is drawn place by place in proportion to 10^(elo/400)."""
+    bots = sorted(strength)
+    results = []
+    for _ in range(games):
+        seats = rng.sample(bots, players)
+        remaining, finish = list(seats), []
+        while remaining:
+            weights = [10 ** (strength[b] / 400) for b in remaining]
+            finish.append(remaining.pop(rng.choices(range(len(remaining)), weights)[0]))
+        results.append(game(*seats, places=tuple(finish.index(b) + 1 for b in seats)))
+    return results
+
+
+def known_strengths(bots: str) -> dict[str, float]:
+    return {bot: 1500 + 120 * (k - len(bots) / 2) for k, bot in enumerate(bots)}
+
+
+def matmul2(x, y):
+    return [[sum(x[i][k] * y[k][j] for k in range(2)) for j in range(2)] for i in range(2)]
+
+
+def inverse2(x):
+    det = x[0][0] * x[1][1] - x[0][1] * x[1][0]
+    return [[x[1][1] / det, -x[0][1] / det], [-x[1][0] / det, x[0][0] / det]]
+
+
+def sandwich_by_hand(results: list[dict], theta: dict[str, float]):
+    """The covariance of (A, B) with C held at 0, straight from the definition:
+    Z (H - H_c + c S) Z, Z = H^-1, over the games' score vectors s and
+    informations H_g; S and H_c over the games of three, c = G / (G - tr(H_c Z))."""
+    h = [[0.0, 0.0], [0.0, 0.0]]
+    h_c = [[0.0, 0.0], [0.0, 0.0]]
+    s_sum = [[0.0, 0.0], [0.0, 0.0]]
+    clusters = 0
+    for g in results:
+        s = {"A": 0.0, "B": 0.0, "C": 0.0}
+        h_g = [[0.0, 0.0], [0.0, 0.0]]
+        seated = zip(g["seats"], g["placements"], strict=True)
+        for (a, pa), (b, pb) in itertools.combinations(seated, 2):
+            won = 1.0 if pa < pb else 0.5 if pa == pb else 0.0
+            p = 1 / (1 + math.exp(theta[b] - theta[a]))
+            s[a] += won - p
+            s[b] -= won - p
+            u = [float(a == "A") - float(b == "A"), float(a == "B") - float(b == "B")]
+            for i, j in itertools.product(range(2), repeat=2):
+                h_g[i][j] += p * (1 - p) * u[i] * u[j]
+        for i, j in itertools.product(range(2), repeat=2):
+            h[i][j] += h_g[i][j]
+            if len(g["seats"]) == 3:
+                h_c[i][j] += h_g[i][j]
+                s_sum[i][j] += s["AB"[i]] * s["AB"[j]]
+        clusters += len(g["seats"]) == 3
+    z = inverse2(h)
+    leverage = sum(matmul2(h_c, z)[i][i] for i in range(2))
+    c = clusters / (clusters - leverage)
+    meat = [[h[i][j] - h_c[i][j] + c * s_sum[i][j] for j in range(2)] for i in range(2)]
+    return matmul2(matmul2(z, meat), z)
+
+
+THREE_WAY = [
+    game("A", "B", "C"), game("B", "A", "C"), game("B", "C", "A"), game("A", "C", "B"),
+    game("C", "B", "A"), game("C", "A", "B", places=(1, 1, 3)), game("A", "B", "C"),
+    game("B", "A", "C", places=(1, 2, 2)), game("A", "C", "B"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("heads_up", [False, True])
+def test_robust_intervals_match_a_hand_computed_sandwich(heads_up: bool) -> None:
+    results = THREE_WAY + (head_to_head("A", "B", 2, 1, 1) + head_to_head("C", "B", 1, 0, 2)
+                           if heads_up else [])  # fmt: skip
+    table = fit_ratings(results)
+    theta = {r.bot: (r.elo - 1500) / ELO_PER_NAT for r in table.ratings}
+    theta = {bot: t - theta["C"] for bot, t in theta.items()}  # C held at 0
+    (v_aa, v_ab), (_, v_bb) = sandwich_by_hand(results, theta)
+    # A - mean = (2A - B - C) / 3 and B - mean = (2B - A - C) / 3, with C = 0;
+    # C - mean = -(A + B) / 3
+    expected = {
+        "A": (4 * v_aa - 4 * v_ab + v_bb) / 9,
+        "B": (4 * v_bb - 4 * v_ab + v_aa) / 9,
+        "C": (v_aa + 2 * v_ab + v_bb) / 9,
+    }
+    for bot, var in expected.items():
+        assert table.by_bot(bot).ci95 == pytest.approx(Z95 * ELO_PER_NAT * math.sqrt(var), rel=1e-7)
+    sd = {"AB": math.sqrt(v_aa + v_bb - 2 * v_ab), "AC": math.sqrt(v_aa), "BC": math.sqrt(v_bb)}
+    order = [r.bot for r in table.ratings]
+    for better, worse in itertools.pairwise(order):
+        los = normal_cdf((theta[better] - theta[worse]) / sd["".join(sorted(better + worse))])
+        assert table.by_bot(better).los_next == pytest.approx(los, rel=1e-7)
+    # anchored at C: A's variance is V_AA itself and C's interval is nil
+    anchored = fit_ratings(results, anchor=("C", 1000.0))
+    assert anchored.by_bot("A").ci95 == pytest.approx(
+        Z95 * ELO_PER_NAT * math.sqrt(v_aa), rel=1e-7
+    )
+    assert anchored.by_bot("B").ci95 == pytest.approx(
+        Z95 * ELO_PER_NAT * math.sqrt(v_bb), rel=1e-7
+    )
+    assert anchored.by_bot("C").ci95 == 0.0 and anchored.by_bot("C").elo == 1000.0
+    for better in order[:-1]:  # the LOS concerns differences only
+        assert anchored.by_bot(better).los_next == pytest.approx(
+            table.by_bot(better).los_next, rel=1e-9
+        )
+
+
+def test_heads_up_intervals_are_the_model_based_ones() -> None:
+    results = random_results(random.Random(11), "ABCDEFG", 8)
+    assert fit_ratings(results) == fit_ratings(results, robust=False)
+    anchor = ("D", 1700.0)
+    assert fit_ratings(results, anchor=anchor) == fit_ratings(results, anchor=anchor, robust=False)
+
+
+def test_multi_player_robust_intervals_are_wider_than_model_based() -> None:
+    results = plackett_luce(random.Random(2), known_strengths("ABCDEFGH"), 4, 300)
+    robust, model = fit_ratings(results), fit_ratings(results, robust=False)
+    assert elos(robust) == elos(model)  # the same ratings, only their uncertainty differs
+    for bot in "ABCDEFGH":
+        assert robust.by_bot(bot).ci95 > 1.1 * model.by_bot(bot).ci95
+    for r, m in zip(robust.ratings[:-1], model.ratings[:-1], strict=True):
+        assert 0.5 <= r.los_next < m.los_next  # less sure of each step down
+
+
+def test_robust_intervals_do_not_depend_on_the_bot_held_fixed() -> None:
+    # The fit holds the first bot by name at 0; renaming makes it another one.
+    results = plackett_luce(random.Random(3), known_strengths("ABCDEF"), 3, 120)
+    results += head_to_head("A", "F", 2, 1, 2)
+    renamed = [dict(g, seats=["z" + s if s == "A" else s for s in g["seats"]]) for g in results]
+    table, other = fit_ratings(results), fit_ratings(renamed)
+    for bot in "ABCDEF":
+        mine, theirs = table.by_bot(bot), other.by_bot("zA" if bot == "A" else bot)
+        assert theirs.elo == pytest.approx(mine.elo, abs=1e-7)
+        assert theirs.ci95 == pytest.approx(mine.ci95, rel=1e-7)
+        assert theirs.los_next == pytest.approx(mine.los_next, rel=1e-7, abs=1e-12)
+
+
+def test_an_unrated_bot_drops_out_of_its_games_clusters() -> None:
+    # Z won every game, so it is unrated, and each of its 3-player games is
+    # left with one pairwise result among the rated bots: a heads-up game.
+    rng = random.Random(4)
+    rest = plackett_luce(rng, known_strengths("ABCD"), 3, 60)
+    pairs = [("A", "B"), ("C", "A"), ("B", "D"), ("D", "C")]
+    with_z = rest + [game("Z", a, b) for a, b in pairs]
+    without_z = rest + [game(a, b) for a, b in pairs]
+    table, reference = fit_ratings(with_z), fit_ratings(without_z)
+    assert table.by_bot("Z").elo is None and table.by_bot("Z").note == "won every game"
+    for bot in "ABCD":
+        assert table.by_bot(bot).elo == pytest.approx(reference.by_bot(bot).elo, abs=1e-9)
+        assert table.by_bot(bot).ci95 == pytest.approx(reference.by_bot(bot).ci95, rel=1e-9)
+
+
+def test_each_group_gets_its_own_robust_intervals() -> None:
+    first = plackett_luce(random.Random(5), known_strengths("ABCDE"), 4, 80)
+    second = plackett_luce(random.Random(6), known_strengths("VWXYZ"), 3, 60)
+    table = fit_ratings(first + second)
+    assert {r.group for r in table.ratings} == {1, 2}
+    for alone in (fit_ratings(first), fit_ratings(second)):
+        for rating in alone.ratings:
+            mine = table.by_bot(rating.bot)
+            assert mine.ci95 == pytest.approx(rating.ci95, rel=1e-9)
+            assert mine.los_next == pytest.approx(rating.los_next, rel=1e-9)
+
+
+def test_too_few_multi_player_games_give_no_intervals() -> None:
+    # 3 games for 3 free ratings: the scores have nothing left to vary with.
+    results = [game("A", "B", "C", "D"), game("D", "C", "B", "A"), game("B", "A", "D", "C")]
+    table = fit_ratings(results)
+    assert all(r.elo is not None and r.ci95 is None and r.los_next is None for r in table.ratings)
+    assert any("too few multi-player games" in note for note in table.notes)
+    assert all(r.ci95 is not None for r in fit_ratings(results, robust=False).ratings)
+    # one more game is enough for an (honestly wide) interval
+    table = fit_ratings([*results, game("C", "A", "B", "D")])
+    assert all(r.ci95 is not None and r.ci95 > 0 for r in table.ratings)
+    assert not table.notes
+
+
+@settings(max_examples=30, deadline=None)
+@given(
+    seed=st.integers(min_value=0, max_value=2**32),
+    bots=st.integers(min_value=3, max_value=6),
+    players=st.integers(min_value=3, max_value=4),
+    games=st.integers(min_value=5, max_value=40),
+    ties=st.booleans(),
+)
+def test_robust_intervals_are_positive_and_independent_of_the_reference(
+    seed: int, bots: int, players: int, games: int, ties: bool
+) -> None:
+    rng = random.Random(seed)
+    names = "ABCDEF"[:bots]
+    results = plackett_luce(rng, known_strengths(names), min(players, bots), games)
+    if ties:  # some shared places
+        for g in results[::3]:
+            g["placements"] = [min(p, 2) for p in g["placements"]]
+    table = fit_ratings(results)
+    rated = [r for r in table.ratings if r.elo is not None]
+    if len(rated) < bots or rated[0].ci95 is None:
+        return  # no finite ratings or too few games: covered elsewhere
+    assert elos(table) == elos(fit_ratings(results, robust=False))
+    assert all(r.ci95 > 0 for r in rated)
+    assert all(0.5 - 1e-9 <= r.los_next <= 1 for r in rated[:-1])
+    renamed = [dict(g, seats=["z" + s if s == "A" else s for s in g["seats"]]) for g in results]
+    other = fit_ratings(renamed)
+    for r in rated:
+        twin = other.by_bot("zA" if r.bot == "A" else r.bot)
+        assert twin.ci95 == pytest.approx(r.ci95, rel=1e-6)
