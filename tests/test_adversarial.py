@@ -119,7 +119,8 @@ FAULTS: dict[str, tuple[str | None, Callable[[dict], bool]]] = {
                    and f["exit"] == "killed by signal 9 (SIGKILL), sent by arena"),
     "garbage": ("malformed", lambda f: f["detail"] == "a line that is not UTF-8"
                 and "junk" in f["line"]),
-    "long_line": ("malformed", lambda f: f["detail"] == "a line longer than 256 bytes"),
+    "long_line": ("malformed", lambda f: f["detail"]
+                  == "a line longer than 256 bytes (its first 200 bytes are quoted)"),
     "many_lines": ("protocol", lambda f: f["line"] == "0 income"
                    and f["detail"].startswith("a line while no request is open")),
     "twice": ("protocol", lambda f: _second(f) and f["line"].startswith("1 ")

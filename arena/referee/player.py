@@ -93,8 +93,9 @@ class BotPlayer:
                       elapsed: float | None) -> BotFaulted:
         if isinstance(exc, proc.LineTooLong):
             start = exc.start.decode("utf-8", "replace")
+            shown = f" (its first {len(exc.start)} bytes are quoted)" if start else ""
             return self._fault(codec.MALFORMED, f"a line longer than {codec.MAX_LINE_FROM_BOT} "
-                               "bytes", line=start or None,
+                               f"bytes{shown}", line=start or None,
                                request=request, elapsed=elapsed)
         if isinstance(exc, proc.InvalidUtf8):
             return self._fault(codec.MALFORMED, "a line that is not UTF-8",
