@@ -333,10 +333,9 @@ def test_every_example_bot_plays_a_full_session(bot: tuple[str, BotCommand], dri
     assert rest == b"", "the bot wrote lines no request asked for"
 
 
-def test_every_example_bot_exits_at_end_of_input(bot: tuple[str, BotCommand]) -> None:
-    name, command = bot
-    session = full_session(quit=False)
-    lines = [item.line if isinstance(item, Ask) else item for item in session.items]
+def feed_all_at_once(command: BotCommand, lines: list[str]) -> list[str]:
+    """Run the bot on all of ``lines`` at once, to the end of its input; its stdout
+    lines (it must exit with status 0)."""
     done = subprocess.run(
         command.argv,
         cwd=command.cwd,
@@ -347,7 +346,14 @@ def test_every_example_bot_exits_at_end_of_input(bot: tuple[str, BotCommand]) ->
         timeout=HANG_GUARD_S,
     )
     assert done.returncode == 0, done.stderr
-    out = done.stdout.splitlines()
+    return done.stdout.splitlines()
+
+
+def test_every_example_bot_exits_at_end_of_input(bot: tuple[str, BotCommand]) -> None:
+    name, command = bot
+    session = full_session(quit=False)
+    lines = [item.line if isinstance(item, Ask) else item for item in session.items]
+    out = feed_all_at_once(command, lines)
     assert out[0] == f"hello {NAMES[name]}"
     requests = [item.line for item in session.items if isinstance(item, Ask)]
     check_answers(list(zip(requests, out[1:], strict=True)))

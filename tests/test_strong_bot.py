@@ -8,18 +8,17 @@ listed.  Nothing here measures strength or time.
 
 from __future__ import annotations
 
-import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 from test_example_bots_offline import (
-    BOT_ENV,
     Ask,
     BotCommand,
     Driver,
     Session,
     check_answers,
+    feed_all_at_once,
     full_session,
     play,
 )
@@ -42,24 +41,13 @@ from arena.protocol.codec import (
 ROOT = Path(__file__).resolve().parents[1]
 STRONG = ROOT / "example_bots" / "strong.py"
 COMMAND = BotCommand((sys.executable, "-u", "-P", str(STRONG)), ROOT / "example_bots")
-TIMEOUT_S = 10  # a guard against a hang only
 
 
 def run(items: list[str | Ask]) -> list[str]:
     """Feed a whole session at once (handshake first); return the answers to its requests."""
     lines = [encode_handshake(Limits())]
     lines += [item.line if isinstance(item, Ask) else item for item in items]
-    done = subprocess.run(
-        COMMAND.argv,
-        cwd=COMMAND.cwd,
-        env=BOT_ENV,
-        input="\n".join(lines) + "\n",
-        capture_output=True,
-        text=True,
-        timeout=TIMEOUT_S,
-    )
-    assert done.returncode == 0, done.stderr
-    out = done.stdout.splitlines()
+    out = feed_all_at_once(COMMAND, lines)
     assert out[0] == "hello strong"
     requests = [item.line for item in items if isinstance(item, Ask)]
     check_answers(list(zip(requests, out[1:], strict=True)))
