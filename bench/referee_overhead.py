@@ -5,9 +5,9 @@ Two measurements in the same run, on the same machine state:
 * **the limit**: a raw request/answer round trip over a pipe to ``echo`` (a C
   program that writes back each line at once), driven from Python with trio
   the way the referee drives a bot: write one line (``send_all``), read until
-  the LF (``receive_some``), with this process and ``echo`` pinned to the same
-  CPU (a wake-up across CPUs costs several times more; that and the unpinned
-  trip are shown too).  No referee can answer a decision faster than that.
+  the LF (``receive_some``), in three placements: this process and ``echo``
+  on the same CPU, on two CPUs (a wake-up across CPUs costs several times
+  more), and unpinned.  No referee can answer a decision faster than that.
   For reference, the same round trip with plain blocking ``os.write``/``os.read``
   (no event loop), and through arena's own ``BotProcess.send_line``/``read_line``
   (the process layer alone).
@@ -15,13 +15,16 @@ Two measurements in the same run, on the same machine state:
   (``open_lineup``, ``BotHost``, ``start_all``) and
   ``arena.referee.match.play_game`` (the code ``arena run`` uses for each game),
   between copies of ``fast`` (a C bot that answers every request at once with
-  its first legal answer), heads-up and at 4 players.  Decisions are counted
-  from the game records; time per decision is wall time / decisions.
+  its first legal answer), heads-up and at 4 players, in the same three
+  placements (bots without resource limits; with ``arena run``'s default
+  limits, unpinned only).  Decisions are counted from the game records; time
+  per decision is wall time / decisions.
   Also per *round*: a challenge or block opportunity asks every seat at once,
   so a round of 3 answers costs about one round trip, not three.
 
-The ratio referee / raw round trip is the figure: the target is <= 2, i.e. the
-referee adds at most one raw round trip of work per decision.
+The ratio referee / raw round trip placed alike is the figure: the target is
+<= 2, i.e. the referee adds at most one raw round trip of work per decision.
+The ratio to the same-CPU trip, the fastest, is shown too.
 
     python bench/referee_overhead.py            # 2,000 games per table size, 2-3 min
     python bench/referee_overhead.py --quick    # 300 games, ~20 s
