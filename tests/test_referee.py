@@ -487,6 +487,13 @@ async def test_a_game_over_its_time_cap_is_stopped_without_a_fault() -> None:
     assert report.duration == pytest.approx(3.0)
     still_in = [seat for seat in (0, 1) if report.result["placements"][seat] == 1]
     assert still_in == [0, 1]
+    # The bot cut off mid-answer gets no gameover: its process is ended and
+    # restarted for its next game. The other ends the game as usual.
+    cut = [seat for seat in (0, 1) if players[seat].broken]
+    assert cut
+    for seat, bot in enumerate(bots):
+        got_gameover = any(line.startswith("gameover ") for line in bot.received)
+        assert got_gameover == (seat not in cut), seat
 
 
 # ------------------------------------------------------------- real broken bots
