@@ -8,15 +8,14 @@ seconds, not wall time, so a loaded machine only makes these tests slower.
 
 from __future__ import annotations
 
-import functools
 import os
 import signal
-from collections.abc import Awaitable, Callable
 from contextlib import AbstractAsyncContextManager
 from pathlib import Path
 
 import pytest
 import trio
+from test_process import hang_guarded
 
 from arena.referee.bots import BotSpec, resolve_bot
 from arena.referee.limits import (
@@ -36,16 +35,7 @@ SMALL = BotLimits(memory_mb=64, cpu_seconds=0.5, file_size_mb=1, open_files=32)
 pytestmark = pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs Linux /proc")
 
 
-def trio_test(fn: Callable[..., Awaitable[None]]) -> Callable[..., None]:
-    @functools.wraps(fn)
-    def wrapper(*args: object, **kwargs: object) -> None:
-        async def main() -> None:
-            with trio.fail_after(HANG_GUARD):
-                await fn(*args, **kwargs)
-
-        trio.run(main, strict_exception_groups=True)
-
-    return wrapper
+trio_test = hang_guarded(HANG_GUARD)
 
 
 def tool(

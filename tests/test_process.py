@@ -35,22 +35,31 @@ HANG_GUARD = 3.0
 pytestmark = pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs Linux /proc")
 
 
-def trio_test(fn: Callable[..., Awaitable[None]]) -> Callable[..., None]:
-    """Run an async test under trio.run, failing instead of hanging.
+def hang_guarded(
+    seconds: float,
+) -> Callable[[Callable[..., Awaitable[None]]], Callable[..., None]]:
+    """A decorator that runs an async test under trio.run, failing instead of
+    hanging after ``seconds`` (tests of processes elsewhere use it too).
 
     Strict exception groups, as newer trio has by default, so nothing here
     depends on loose ones.
     """
 
-    @functools.wraps(fn)
-    def wrapper(*args: object, **kwargs: object) -> None:
-        async def main() -> None:
-            with trio.fail_after(HANG_GUARD):
-                await fn(*args, **kwargs)
+    def decorate(fn: Callable[..., Awaitable[None]]) -> Callable[..., None]:
+        @functools.wraps(fn)
+        def wrapper(*args: object, **kwargs: object) -> None:
+            async def main() -> None:
+                with trio.fail_after(seconds):
+                    await fn(*args, **kwargs)
 
-        trio.run(main, strict_exception_groups=True)
+            trio.run(main, strict_exception_groups=True)
 
-    return wrapper
+        return wrapper
+
+    return decorate
+
+
+trio_test = hang_guarded(HANG_GUARD)
 
 
 def tool(tmp_path: Path, **options: Any) -> AbstractAsyncContextManager[BotProcess]:

@@ -15,12 +15,13 @@ import signal
 import socket
 import subprocess
 import sys
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Iterator
 from contextlib import AbstractAsyncContextManager
 from pathlib import Path
 
 import pytest
 import trio
+from test_process import hang_guarded
 
 from arena.protocol.codec import Limits, encode_game_over, encode_game_start, encode_handshake
 from arena.referee.bots import BotSpec, build_bot, resolve_bot
@@ -60,16 +61,7 @@ def bwrap_works() -> None:
         pytest.skip(reason)
 
 
-def trio_test(fn: Callable[..., Awaitable[None]]) -> Callable[..., None]:
-    @functools.wraps(fn)
-    def wrapper(*args: object, **kwargs: object) -> None:
-        async def main() -> None:
-            with trio.fail_after(HANG_GUARD):
-                await fn(*args, **kwargs)
-
-        trio.run(main, strict_exception_groups=True)
-
-    return wrapper
+trio_test = hang_guarded(HANG_GUARD)
 
 
 def run_bot(
