@@ -38,6 +38,11 @@ from tabulate import tabulate
 from arena.engine.cards import DEFAULT_VARIANT, VARIANTS
 from arena.engine.game import Game
 
+try:  # run as a script (python bench/engine.py) or as a module
+    from referee_overhead import cpu_model
+except ImportError:  # pragma: no cover
+    from bench.referee_overhead import cpu_model
+
 try:  # run as a script (python bench/engine.py) or as a module (python -m bench.engine)
     import coupml_baseline as baseline
 except ImportError:  # pragma: no cover
@@ -145,17 +150,6 @@ def _short(filename: str) -> str:
     return filename
 
 
-def _cpu_model() -> str:
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or "unknown"
-
-
 def _row(run: Run) -> dict:
     return {
         "engine": run.engine,
@@ -261,7 +255,7 @@ def main(argv: list[str] | None = None) -> int:
         "python": sys.version.split()[0],
         "implementation": platform.python_implementation(),
         "platform": platform.platform(),
-        "cpu": _cpu_model(),
+        "cpu": cpu_model(),
         "cpus": os.cpu_count(),
         "seconds": args.seconds,
         "warmup": args.warmup,
