@@ -16,7 +16,8 @@ groups).
 
 ``--coverage`` measures the intervals over many seeded tournaments: for
 heads-up, 4-player and 6-player games, at contest scale (100 bots) and
-small (8 bots), the share of true ratings inside the 95% intervals with
+small (8 bots), with independent games and with games in deal groups whose
+results move together (``dealt_games``), the share of true ratings inside the 95% intervals with
 the model-based covariance (``robust=False``, the intervals before the
 cluster-robust ones) and with the cluster-robust one (the default), and the
 mean +- of each.  Tournaments where a bot has no rating or no interval are
@@ -43,7 +44,7 @@ from typing import Any
 
 from tabulate import tabulate
 
-from arena.tournament.ratings import RatingTable, expected_score, fit_ratings
+from arena.tournament.ratings import ELO_PER_NAT, RatingTable, expected_score, fit_ratings
 from arena.tournament.schedule import make_schedule
 
 HERE = Path(__file__).resolve().parent
@@ -84,6 +85,36 @@ def plackett_luce_games(
     return records
 
 
+def dealt_games(
+    truth: dict[str, float], games: int, players: int, rng: random.Random
+) -> list[dict]:
+    """Games in deal groups, as arena schedules them: each deal is played once
+    per seat rotation, and the games of a group move together.  Each game is
+    Plackett-Luce, drawn as the order of log-strength plus Gumbel noise; for
+    half of the bots of a deal (those the deal suits, or does not) the noise
+    is the same in every game of the group.  Each game alone is still exactly
+    Plackett-Luce (Bradley-Terry heads-up), so the fit is consistent and only
+    the games' independence is lost."""
+    bots = sorted(truth)
+    log_strength = {bot: elo / ELO_PER_NAT for bot, elo in truth.items()}
+    records = []
+    for deal in range(games // players):
+        seats = rng.sample(bots, players)
+        kept = {bot: _gumbel(rng) for bot in seats if rng.random() < 0.5}
+        for turn in range(players):
+            seating = seats[turn:] + seats[:turn]
+            key = {b: log_strength[b] + (kept[b] if b in kept else _gumbel(rng)) for b in seating}
+            finish = sorted(seating, key=key.__getitem__, reverse=True)
+            record = _record(len(records), seating, [finish.index(b) + 1 for b in seating])
+            record["group"] = f"deal{deal}"
+            records.append(record)
+    return records
+
+
+def _gumbel(rng: random.Random) -> float:
+    return -math.log(-math.log(1.0 - rng.random()))
+
+
 def _record(k: int, seats: list[str], placements: list[int]) -> dict[str, Any]:
     return {
         "group": k,
@@ -99,8 +130,10 @@ def _record(k: int, seats: list[str], placements: list[int]) -> dict[str, Any]:
 
 
 def games_of(
-    truth: dict[str, float], players: int, games: int, rng: random.Random
+    truth: dict[str, float], players: int, games: int, rng: random.Random, dealt: bool = False
 ) -> list[dict]:
+    if dealt:
+        return dealt_games(truth, games, players, rng)
     if players == 2:
         return heads_up_games(truth, games, rng)
     return plackett_luce_games(truth, games, players, rng)
@@ -142,16 +175,16 @@ def _inside(table: RatingTable, truth: dict[str, float]) -> tuple[int, float]:
 
 
 def measure_coverage(
-    bots: int, players: int, games: int, tournaments: int, seed: int
+    bots: int, players: int, games: int, tournaments: int, seed: int, dealt: bool = False
 ) -> dict[str, Any]:
     """Share of true ratings inside the 95% intervals over many seeded tournaments."""
     inside = {"model": 0, "robust": 0}
     width = {"model": 0.0, "robust": 0.0}
     scored = left_out = 0
     for k in range(tournaments):
-        rng = random.Random(f"{seed}-{bots}-{players}-{games}-{k}")
+        rng = random.Random(f"{seed}-{bots}-{players}-{games}-{dealt}-{k}")
         truth = true_ratings(bots, rng)
-        records = games_of(truth, players, games, rng)
+        records = games_of(truth, players, games, rng, dealt)
         tables = {"model": fit_ratings(records, robust=False), "robust": fit_ratings(records)}
         if any(
             len(t.ratings) < bots or any(r.ci95 is None for r in t.ratings)
@@ -166,6 +199,7 @@ def measure_coverage(
             width[name] += widths
     return {
         "players": players,
+        "deals": "grouped" if dealt else "independent",
         "bots": bots,
         "games": games,
         "tournaments": tournaments,
@@ -178,15 +212,20 @@ def measure_coverage(
     }
 
 
-# (bots, players, games): contest scale, then small; the small ones are run
-# fifty times as often, since each gives few intervals.
+# (bots, players, games, dealt): contest scale, then small; the small ones are
+# run fifty times as often, since each gives few intervals.  "dealt" games come
+# in deal groups whose results are not independent (see dealt_games).
 COVERAGE_RUNS = [
-    (100, 2, 20_000),
-    (100, 4, 10_000),
-    (100, 6, 5_000),
-    (8, 2, 80),
-    (8, 4, 30),
-    (8, 6, 20),
+    (100, 2, 20_000, False),
+    (100, 4, 10_000, False),
+    (100, 6, 5_000, False),
+    (8, 2, 80, False),
+    (8, 4, 30, False),
+    (8, 6, 20, False),
+    (100, 2, 20_000, True),
+    (100, 4, 10_000, True),
+    (8, 2, 80, True),
+    (8, 4, 32, True),
 ]
 
 
@@ -233,9 +272,9 @@ def main(argv: list[str] | None = None) -> int:
     schedule = measure_schedule(args.schedule_bots, args.repeat)
     coverage = []
     if args.coverage:
-        for bots, players, games in COVERAGE_RUNS:
+        for bots, players, games, dealt in COVERAGE_RUNS:
             tournaments = args.tournaments * (1 if bots >= 100 else 50)
-            coverage.append(measure_coverage(bots, players, games, tournaments, args.seed))
+            coverage.append(measure_coverage(bots, players, games, tournaments, args.seed, dealt))
 
     print(tabulate(fits, headers="keys", tablefmt="simple"))
     print()

@@ -6,6 +6,7 @@ import itertools
 import math
 import random
 
+import attrs
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -536,17 +537,75 @@ def test_each_group_gets_its_own_robust_intervals() -> None:
             assert_close(mine.los_next, rating.los_next, rel=1e-9)
 
 
-def test_too_few_multi_player_games_give_no_intervals() -> None:
-    # 3 games for 3 free ratings: the scores have nothing left to vary with.
+def test_too_few_clusters_give_the_model_based_intervals() -> None:
+    # 3 games for 3 free ratings: the scores have nothing left to vary with,
+    # so the intervals are the model's, and a note says so.
     results = [game("A", "B", "C", "D"), game("D", "C", "B", "A"), game("B", "A", "D", "C")]
-    table = fit_ratings(results)
-    assert all(r.elo is not None and r.ci95 is None and r.los_next is None for r in table.ratings)
-    assert any("too few multi-player games" in note for note in table.notes)
-    assert all(r.ci95 is not None for r in fit_ratings(results, robust=False).ratings)
+    table, model = fit_ratings(results), fit_ratings(results, robust=False)
+    assert table == attrs.evolve(model, notes=table.notes)
+    assert all(r.ci95 is not None and r.ci95 > 0 for r in table.ratings)
+    assert any("too few deal groups and multi-player games" in note for note in table.notes)
     # one more game is enough for an (honestly wide) interval
     table = fit_ratings([*results, game("C", "A", "B", "D")])
     assert all(r.ci95 is not None and r.ci95 > 0 for r in table.ratings)
     assert not table.notes
+
+
+def test_all_draws_never_give_a_zero_interval() -> None:
+    # Every residual is zero, so the sandwich is zero: the interval must not be.
+    results = [game(*"ABCD", places=(1, 1, 1, 1)) for _ in range(50)]
+    table, model = fit_ratings(results), fit_ratings(results, robust=False)
+    assert {r.elo for r in table.ratings} == {1500.0}
+    for r in table.ratings:
+        assert r.ci95 == pytest.approx(model.by_bot(r.bot).ci95, rel=1e-12) and r.ci95 > 30
+    # one decisive game: still never narrower than independent results would give
+    results[0] = game(*"ABCD")
+    table, model = fit_ratings(results), fit_ratings(results, robust=False)
+    for r in table.ratings:
+        assert r.ci95 >= model.by_bot(r.bot).ci95 * (1 - 1e-12)
+
+
+def paired(a: str, b: str, deal: int, first: str, second: str) -> list[dict]:
+    """The two games of one heads-up deal group, seats swapped, won by ``first``
+    and ``second``."""
+    one, two = game(a, b), game(b, a)
+    for g, winner in ((one, first), (two, second)):
+        g["group"] = f"{a}|{b}#{deal}"
+        g["placements"] = [1 if seat == winner else 2 for seat in g["seats"]]
+    return [one, two]
+
+
+def test_heads_up_games_of_a_deal_group_are_one_cluster() -> None:
+    # Each deal is won by the same bot in both seats (the deal does not decide
+    # it, the matchup does): the pair's two results move together, so the
+    # interval is wider than for independent games.
+    rng = random.Random(7)
+    results = []
+    for deal in range(60):
+        for a, b in (("A", "B"), ("B", "C"), ("A", "C")):
+            winner = a if rng.random() < 0.6 else b
+            results += paired(a, b, deal, winner, winner)
+    table, model = fit_ratings(results), fit_ratings(results, robust=False)
+    assert elos(table) == elos(model)
+    for bot in "ABC":
+        assert table.by_bot(bot).ci95 > 1.25 * model.by_bot(bot).ci95
+    # without deal groups each heads-up game stands alone: the model's intervals
+    loose = [dict(g, group=None) for g in results]
+    assert fit_ratings(loose) == model
+    # split deals (each bot wins one seat) vary less than independent games:
+    # never narrower than the model's
+    split = []
+    for deal in range(40):
+        split += paired("A", "B", deal, "A", "B") + paired("B", "C", deal, "B", "B")
+        split += paired("A", "C", deal, "C", "A") + paired("A", "B", deal + 100, "A", "A")
+    table, model = fit_ratings(split), fit_ratings(split, robust=False)
+    for bot in "ABC":
+        assert table.by_bot(bot).ci95 == pytest.approx(model.by_bot(bot).ci95, rel=1e-12)
+
+
+def test_the_deal_group_is_read_from_the_game_line() -> None:
+    assert GameResult.from_json(dict(game("A", "B"), group="A|B#3")).cluster == "A|B#3"
+    assert GameResult.from_json(game("A", "B")).cluster is None
 
 
 @settings(max_examples=30, deadline=None)

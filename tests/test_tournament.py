@@ -416,12 +416,14 @@ def test_reports_name_every_bot_and_rate_merges_runs(capsys, bots, tmp_path) -> 
     status, out, err = arena(capsys, "rate", tmp_path / "one", tmp_path / "two",
                              "--out", tmp_path / "merged")
     assert status == 0, err
-    assert out.startswith("60 games from 2 run(s)\n")
+    assert out.startswith("60 games from 2 runs\n")
     merged = standings(tmp_path / "merged" / "standings.csv")
     assert {name: row["games"] for name, row in merged.items()} == {
         "alpha": "40", "beta": "40", "gamma": "40"}
     elos = [float(row["elo"]) for row in merged.values()]
     assert sum(elos) / len(elos) == pytest.approx(1500, abs=0.02)
+    markdown = (tmp_path / "merged" / "standings.md").read_text()
+    assert "## Tournaments" in markdown and "- seed 1;" in markdown and "- seed 2;" in markdown
 
     status, _, err = arena(capsys, "rate", tmp_path / "one", tmp_path / "two",
                            "--anchor", "alpha=1000", "--out", tmp_path / "anchored")
@@ -432,6 +434,42 @@ def test_reports_name_every_bot_and_rate_merges_runs(capsys, bots, tmp_path) -> 
     for name in ("beta", "gamma"):
         assert float(anchored[name]["elo"]) - 1000 == pytest.approx(
             float(merged[name]["elo"]) - float(merged["alpha"]["elo"]), abs=0.02)
+
+
+def test_rate_counts_a_folder_named_twice_once(capsys, bots, tmp_path, monkeypatch) -> None:
+    three = [bots["alpha"], bots["beta"], bots["gamma"]]
+    run_ok(capsys, tmp_path / "one", three, "--games", 10, "--seed", 1)
+    monkeypatch.chdir(tmp_path)
+    status, out, err = arena(capsys, "rate", tmp_path / "one", "one", "./one/",
+                             "--out", tmp_path / "again")
+    assert status == 0, err
+    assert out.startswith("30 games from 1 run\n")
+    once = standings(tmp_path / "one" / "standings.csv")
+    again = standings(tmp_path / "again" / "standings.csv")
+    assert {b: (r["games"], r["elo"], r["ci95"]) for b, r in again.items()} == {
+        b: (r["games"], r["elo"], r["ci95"]) for b, r in once.items()}
+
+
+@pytest.mark.parametrize("anchor", ["beta=1e308", "beta=-100001", "beta=inf"])
+def test_anchors_are_range_checked(capsys, bots, tmp_path, anchor) -> None:
+    three = [bots["alpha"], bots["beta"], bots["gamma"]]
+    run_ok(capsys, tmp_path / "one", three, "--games", 2, "--seed", 1)
+    status, out, err = arena(capsys, "rate", tmp_path / "one", "--anchor", anchor)
+    assert status == 2 and out == ""
+    assert len(err.splitlines()) == 1 and f"--anchor {anchor}" in err
+
+
+def test_standings_md_tells_seed_limits_times_and_faults(capsys, bots, tmp_path) -> None:
+    run_ok(capsys, tmp_path / "one", [bots["alpha"], bots["beta"]], "--games", 4,
+           "--seed", 5, "--decision-time", "0.5")
+    markdown = (tmp_path / "one" / "standings.md").read_text()
+    assert "## Tournament\n" in markdown
+    assert "- seed 5; players 2, games 4" in markdown and "decision 500 ms" in markdown
+    section = markdown.split("## Decision times")[1].split("## Faults")[0]
+    rows = [line for line in section.splitlines() if line.startswith("| alpha")
+            or line.startswith("| beta")]
+    assert len(rows) == 2 and all(row.rstrip(" |").endswith("500") for row in rows)
+
 
 
 # --affinity
@@ -488,7 +526,7 @@ BAD_RUNS = [
     (["{alpha}", "{beta}", "--gauntlet", "nobody"], "--gauntlet nobody"),
     (["{alpha}", "{beta}", "--anchor", "bad"], "--anchor"),
     (["{alpha}", "{beta}", "--anchor", "alpha"], "BOT=ELO"),
-    (["{alpha}", "{beta}", "--anchor", "alpha=inf"], "BOT=ELO"),
+    (["{alpha}", "{beta}", "--anchor", "alpha=inf"], "between -100000 and 100000"),
     (["{alpha}", "{beta}", "--anchor", "nobody=1000"], "nobody"),
     (["{alpha}"], "at least 2"),
     (["{alpha}", "{beta}", "--players", "3"], "at least 3"),

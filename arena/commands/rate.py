@@ -7,6 +7,7 @@ from pathlib import Path
 
 from arena.commands.run import _anchor, rate_and_print, read_results
 from arena.errors import UserError
+from arena.tournament import report as reports
 from arena.tournament.store import GAMES, read_meta
 
 
@@ -22,19 +23,25 @@ def register(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     games = []
     names: list[str] = []
+    runs = []
+    times = reports.DecisionTimes()
+    folders: dict[Path, Path] = {}  # each folder once, however it was named
     for folder in args.folders:
         if not folder.is_dir():
             raise UserError(f"{folder}: no such folder (give folders made by arena run)")
+        folders.setdefault(folder.resolve(), folder)
+    for number, folder in enumerate(folders.values()):
         meta = read_meta(folder)
+        runs.append(meta)
         for bot in meta.get("bots", []):
             if bot["name"] not in names:
                 names.append(bot["name"])
-        games += read_results(folder / GAMES)
+        games += read_results(folder / GAMES, times, run=str(number))
     if not games:
-        raise UserError("no games in " + ", ".join(map(str, args.folders)))
+        raise UserError("no games in " + ", ".join(map(str, folders.values())))
     anchor = _anchor(args.anchor)
     if anchor is not None and anchor[0] not in names:
         raise UserError(f"--anchor {anchor[0]}: no such bot; the bots are " + ", ".join(names))
-    print(f"{len(games)} games from {len(args.folders)} run(s)")
-    rate_and_print(games, names, anchor, args.out, title="Standings")
+    print(f"{len(games)} games from {len(folders)} run{'' if len(folders) == 1 else 's'}")
+    rate_and_print(games, names, anchor, args.out, title="Standings", runs=runs, times=times)
     return 0

@@ -12,6 +12,7 @@ import os
 import secrets
 import sys
 import time
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -84,6 +85,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run)
 
 
+# Far beyond any real rating, and short enough for the tables' columns.
+MAX_ANCHOR = 100_000.0
+
+
 def _anchor(text: str | None) -> tuple[str, float] | None:
     if text is None:
         return None
@@ -92,7 +97,10 @@ def _anchor(text: str | None) -> tuple[str, float] | None:
         elo = float(value)
     except ValueError:
         elo = math.nan
-    if sep and name and math.isfinite(elo):
+    if sep and name and not math.isnan(elo):
+        if not abs(elo) <= MAX_ANCHOR:
+            raise UserError(f"--anchor {text}: give a rating between {-MAX_ANCHOR:g} and "
+                            f"{MAX_ANCHOR:g}, e.g. --anchor {name}=1000")
         return name, elo
     raise UserError(f"--anchor {text!r}: write it as BOT=ELO, e.g. --anchor random=1000")
 
@@ -229,18 +237,32 @@ def run(args: argparse.Namespace) -> int:
 
 def _report(folder: Path, names: list[str], anchor: tuple[str, float] | None,
             out: Path | None = None) -> None:
-    rate_and_print(read_results(folder / GAMES), names, anchor, out or folder,
-                   title=f"Standings: {folder.name}")
+    times = reports.DecisionTimes()
+    rate_and_print(read_results(folder / GAMES, times), names, anchor, out or folder,
+                   title=f"Standings: {folder.name}", runs=[read_meta(folder)], times=times)
 
 
-def read_results(path: Path) -> list[GameResult]:
+def read_results(path: Path, times: reports.DecisionTimes | None = None,
+                 run: str | None = None) -> list[GameResult]:
     """The games of a games.jsonl as the small values ratings and reports use
-    (a game line as a dict takes ten times the memory)."""
-    return read_games(path, convert=GameResult.from_json)
+    (a game line as a dict takes ten times the memory), their decision times
+    added to ``times``.  With ``run``, deal groups are told apart from the
+    same-named groups of other runs."""
+    def convert(line: dict[str, Any]) -> GameResult:
+        if times is not None:
+            times.add(line)
+        game = GameResult.from_json(line)
+        if run is not None and game.cluster is not None:
+            game = attrs.evolve(game, cluster=f"{run}/{game.cluster}")
+        return game
+
+    return read_games(path, convert=convert)
 
 
 def rate_and_print(games: list[GameResult], names: list[str],
-                   anchor: tuple[str, float] | None, out: Path | None, *, title: str) -> None:
+                   anchor: tuple[str, float] | None, out: Path | None, *, title: str,
+                   runs: Sequence[Mapping[str, Any]] = (),
+                   times: reports.DecisionTimes | None = None) -> None:
     try:
         ratings = fit_ratings(games, anchor=anchor, bots=names)
     except ValueError as exc:
@@ -253,5 +275,6 @@ def rate_and_print(games: list[GameResult], names: list[str],
         print()
         print(reports.render_text(faults))
     if out is not None:
-        md, csv = reports.write_reports(out, games, ratings, title=title)
+        md, csv = reports.write_reports(out, games, ratings, title=title, runs=runs,
+                                        times=times)
         print(f"\nwritten: {md}, {csv}")

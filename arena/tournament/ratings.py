@@ -11,17 +11,22 @@ The mean rating is 1500, or an anchor bot has exactly its given rating.
 The +- is a 95% confidence interval under that constraint (so it is
 relative to the mean, or to the anchor); LOS, the likelihood of superiority
 over the next bot down, is ``Phi(d / sd(d))`` for the difference d, using
-the covariance of the two.  Heads-up, that covariance is the inverse of the
-observed Fisher information H.  The pairwise results of one multi-player
-game are not independent (a 4-player game's winner wins three of them), so
-there each game is a cluster and the covariance is the sandwich
-H^-1 M H^-1, M the sum over games of s s^T for each game's score vector s
-(its share of the gradient) at the fit.  A heads-up game keeps its model
-variance in M, so heads-up results get exactly the model-based intervals,
-already right.  The multi-player games' s s^T are scaled by G / (G - h),
-for G games that take up h of the ratings' degrees of freedom (n - 1 if
-every game is multi-player), as the fit absorbs part of their variation;
-with G <= h there is no estimate, and no +- or LOS.  bench/ratings.py:
+the covariance of the two.  The model's covariance is the inverse of the
+observed Fisher information H, which treats every pairwise result as
+independent.  They are not: the pairwise results of one multi-player game
+are not (a 4-player game's winner wins three of them), and the games of one
+deal group share a deal (and bots are not transitive), at every table size,
+as fastchess's pentanomial model says of paired openings.  So each deal group
+(the ``group`` of a game line; a multi-player game without one alone) is a
+cluster, and the covariance is the sandwich H^-1 M H^-1, M the sum over
+clusters of s s^T for each cluster's score vector s (its share of the
+gradient) at the fit; a lone heads-up game keeps its model variance in M.
+The clusters' s s^T are scaled by G / (G - h), for G clusters that take up h
+of the ratings' degrees of freedom (n - 1 if every game is clustered), as the
+fit absorbs part of their variation.  No variance is ever reported below the
+model's: with all draws the sandwich is zero, with few clusters it can be
+narrow by chance, and with G <= h there is nothing to measure it from (then
+the model's covariance is used, and a note says so).  bench/ratings.py:
 94-95% of true ratings fall inside the 95% intervals at 100 bots, heads-up
 and at 4 and 6 players (88% and 82% with the model-based covariance), and
 96-97% for 8 bots with 20-80 games.
@@ -86,6 +91,9 @@ class GameResult:
     seats: tuple[str, ...]
     placements: tuple[int, ...] | None  # None: the game has no result and is not rated
     faults: tuple[Fault | None, ...]
+    # The deal group: games that share a deal share their luck, so their
+    # results are one cluster for the intervals.  None: a cluster of its own.
+    cluster: str | None = None
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> GameResult:
@@ -124,7 +132,9 @@ class GameResult:
                 )
             else:
                 raise ValueError(f"a fault must be null or an object: {fault!r}")
-        return cls(tuple(seats), placements, tuple(faults))
+        group = data.get("group")
+        cluster = group if isinstance(group, str) else None
+        return cls(tuple(seats), placements, tuple(faults), cluster)
 
 
 def as_game_results(results: Iterable[GameResult | Mapping[str, Any]]) -> list[GameResult]:
@@ -226,29 +236,41 @@ def fit_ratings(
     notes: list[str] = []
     rows: list[Rating] = []
     components = _components(roster, pairs)
-    # The games whose pairwise results are not independent, by group (all of
-    # a game's seats are in one group); heads-up games need none of this.
-    clustered: list[list[GameResult]] = [[] for _ in components]
+    # Clusters of pairwise results that are not independent, by group (all of
+    # a cluster's seats are in one group): the games of a deal group, and any
+    # other multi-player game alone.  A lone heads-up game needs none of this.
+    clustered: list[list[list[GameResult]]] = [[] for _ in components]
     if robust:
         group_of = {bot: k for k, component in enumerate(components) for bot in component}
+        deal_groups: dict[tuple[int, str], list[GameResult]] = {}
         for game in games:
-            if len(game.seats) > 2 and game.placements is not None:
-                clustered[group_of[game.seats[0]]].append(game)
+            if game.placements is None:
+                continue
+            k = group_of[game.seats[0]]
+            if game.cluster is None:
+                if len(game.seats) > 2:
+                    clustered[k].append([game])
+                continue
+            cluster = deal_groups.get((k, game.cluster))
+            if cluster is None:
+                cluster = deal_groups[(k, game.cluster)] = []
+                clustered[k].append(cluster)
+            cluster.append(game)
     anchor_used = False
     for number, component in enumerate(components, start=1):
         group_anchor = anchor if anchor is not None and anchor[0] in component else None
-        group_rows, used = _rate_group(
+        group_rows, used, degenerate = _rate_group(
             component, pairs, group_anchor, number, unrated, clustered[number - 1]
         )
         anchor_used = anchor_used or used
         rows.extend(group_rows)
         left_out = sum(1 for row in group_rows if row.elo is None)
         where = f"in group {number}, " if len(components) > 1 else ""
-        if any(row.elo is not None and row.ci95 is None for row in group_rows):
+        if degenerate:
             notes.append(
-                f"{where}the ratings have no ± or LOS: there are too few multi-player "
-                f"games (no more than the ratings fitted from them) to estimate how much "
-                f"their results vary."
+                f"{where}the ± and LOS treat every pairwise result as independent: there are "
+                f"too few deal groups and multi-player games (no more than the ratings fitted "
+                f"from them) to measure how much their results vary together."
             )
         if left_out == len(component):
             notes.append(
@@ -256,11 +278,13 @@ def fit_ratings(
                 f"between them is one-sided, with no upsets or draws linking them both ways."
             )
         elif left_out:
+            one = left_out == 1
             notes.append(
-                f"{where}{left_out} of {len(component)} bots have no finite rating: they "
-                f"never lost (or never won) against the rated bots, directly or through "
-                f"other unrated bots, so the likelihood has no maximum; they are listed "
-                f"without a rating and the rest are rated without them."
+                f"{where}{left_out} of {len(component)} bots {'has' if one else 'have'} no "
+                f"finite rating: {'it' if one else 'they'} never lost (or never won) against "
+                f"the rated bots, directly or through other unrated bots, so the likelihood "
+                f"has no maximum; {'it is' if one else 'they are'} listed without a rating "
+                f"and the rest are rated without {'it' if one else 'them'}."
             )
     idle = [bot for bot in roster if unrated[bot].games == 0]
     rows.extend(attrs.evolve(unrated[bot], note="no games") for bot in idle)
@@ -279,7 +303,10 @@ def fit_ratings(
             f"The anchor {anchor[0]} has no finite rating, so the mean is {DEFAULT_MEAN:g} instead."
         )
     if idle:
-        notes.append(f"{len(idle)} bot(s) have no games with a result yet.")
+        notes.append(
+            "1 bot has no games with a result yet." if len(idle) == 1
+            else f"{len(idle)} bots have no games with a result yet."
+        )
     return RatingTable(tuple(rows), tuple(notes), anchor)
 
 
@@ -354,9 +381,10 @@ def _rate_group(
     anchor: tuple[str, float] | None,
     number: int,
     unrated: dict[str, Rating],
-    clustered: Sequence[GameResult] = (),
-) -> tuple[list[Rating], bool]:
-    """Ratings of one connected group, best first, and whether the anchor was used."""
+    clustered: Sequence[Sequence[GameResult]] = (),
+) -> tuple[list[Rating], bool, bool]:
+    """Ratings of one connected group, best first, whether the anchor was used, and
+    whether the clusters were too few to measure (model-based intervals instead)."""
     members = set(group)
     group_pairs = {p: v for p, v in pairs.items() if p[0] in members}
     beats: dict[str, set[str]] = {bot: set() for bot in group}  # a -> b: a scored against b
@@ -367,17 +395,17 @@ def _rate_group(
             beats[b].add(a)
     rated = _largest_strong_component(group, beats, group_pairs)
     rated_rows: list[Rating] = []
-    anchor_used = False
+    anchor_used = degenerate = False
     if len(rated) >= 2:
-        elos, ci95, los = _fit(sorted(rated), group_pairs, anchor, clustered)
+        elos, ci95, los, degenerate = _fit(sorted(rated), group_pairs, anchor, clustered)
         anchor_used = anchor is not None and anchor[0] in rated
         order = sorted(rated, key=lambda bot: (-elos[bot], bot))
         rated_rows = [
             attrs.evolve(
                 unrated[bot],
                 elo=elos[bot],
-                ci95=ci95[bot] if ci95 is not None else None,
-                los_next=los(bot, order[k + 1]) if los is not None and k + 1 < len(order) else None,
+                ci95=ci95[bot],
+                los_next=los(bot, order[k + 1]) if k + 1 < len(order) else None,
                 group=number,
             )
             for k, bot in enumerate(order)
@@ -402,7 +430,7 @@ def _rate_group(
 
     rows = by_score(above) + rated_rows + by_score(below)
     rows += by_score(b for b in left_out if b not in above and b not in below)
-    return rows, anchor_used
+    return rows, anchor_used, degenerate
 
 
 def _why_unrated(rating: Rating, rated: set[str], pairs: PairScores) -> str:
@@ -508,13 +536,17 @@ def _fit(
     bots: list[str],
     pairs: PairScores,
     anchor: tuple[str, float] | None,
-    clustered: Sequence[GameResult] = (),
-) -> tuple[dict[str, float], dict[str, float] | None, Callable[[str, str], float] | None]:
-    """Maximum-likelihood Elo, 95% half-widths, and LOS(a, b) = P(a stronger than b).
+    clustered: Sequence[Sequence[GameResult]] = (),
+) -> tuple[dict[str, float], dict[str, float], Callable[[str, str], float], bool]:
+    """Maximum-likelihood Elo, 95% half-widths, LOS(a, b) = P(a stronger than b), and
+    whether the clusters were too few to measure.
 
     ``bots`` must satisfy Zermelo's condition (one strongly connected set).
-    ``clustered`` are the multi-player games among them (other seats are
-    ignored), whose score vectors make the covariance cluster-robust.
+    ``clustered`` are the clusters of games among them (other seats are
+    ignored), whose score vectors make the covariance cluster-robust.  No
+    variance is ever below the model-based one (every pairwise result
+    independent): with few clusters the sandwich can come out narrower by
+    chance, and with all draws it is zero.
     """
     index = {bot: k for k, bot in enumerate(bots)}
     n = len(bots)
@@ -571,80 +603,89 @@ def _fit(
     # Covariance of the free ratings (log-odds^2) = inverse information = L^-T L^-1.
     # Column k of L^-1 is stored from its diagonal down, so entry (i, j) of the
     # covariance, i <= j, is the dot product of column i from row j on with column j.
-    m = len(free)
     columns = _lower_inverse_columns(low)
     position = {bot_index: k for k, bot_index in enumerate(free)}
-    robust = None
-    if clustered:  # multi-player games: the cluster-robust covariance instead
+    estimates = [_model_covariance(columns)]
+    degenerate = False
+    if clustered:
         outer, h_clusters, clusters = _cluster_scores(clustered, index, position, theta, data)
         if clusters:
             robust = _sandwich(columns, outer, h_clusters, clusters)
-            if robust is None:
-                return elo, None, None
-    cov_free: Callable[[int, int], float]
-    if robust is None:
-        var_free = [sum(x * x for x in col) for col in columns]
-        row_sum_l = [0.0] * m  # L^-1 times the ones vector
-        for k, col in enumerate(columns):
-            for offset, x in enumerate(col):
-                row_sum_l[k + offset] += x
-        cov_row_sums = [
-            sum(map(operator.mul, col, row_sum_l[k:])) for k, col in enumerate(columns)
-        ]
+            degenerate = robust is None
+            if robust is not None:
+                estimates.append(robust)
 
-        def cov_free(i: int, j: int) -> float:
-            if i > j:
-                i, j = j, i
-            return sum(map(operator.mul, columns[i][j - i :], columns[j]))
-
-    else:
-        var_free, cov_row_sums, cov_free = robust
-
-    def cov(a: int, b: int) -> float:  # with the reference bot fixed at 0
+    def cov(estimate: Covariance, a: int, b: int) -> float:  # the reference fixed at 0
         if a == ref or b == ref:
             return 0.0
-        return cov_free(position[a], position[b])
+        return estimate[2](position[a], position[b])
 
-    if anchored:
-        variances = [var_free[position[k]] if k != ref else 0.0 for k in range(n)]
-    else:
+    def variances(estimate: Covariance) -> list[float]:
+        var_free, cov_row_sums, _ = estimate
+        if anchored:
+            return [var_free[position[k]] if k != ref else 0.0 for k in range(n)]
         # Centre on the mean: the variance of r_i - mean(r), from the covariance
         # with the reference fixed (the ratings' differences do not depend on it).
         total = sum(cov_row_sums) / (n * n)
-        variances = []
-        for k in range(n):
-            if k == ref:
-                variances.append(total)
-            else:
-                p = position[k]
-                variances.append(var_free[p] - 2.0 * cov_row_sums[p] / n + total)
+        return [
+            total if k == ref
+            else var_free[position[k]] - 2.0 * cov_row_sums[position[k]] / n + total
+            for k in range(n)
+        ]
+
+    floor = [max(column) for column in zip(*map(variances, estimates), strict=True)]
     scale2 = ELO_PER_NAT * ELO_PER_NAT
-    ci95 = {bot: Z95 * math.sqrt(max(variances[k], 0.0) * scale2) for bot, k in index.items()}
+    ci95 = {bot: Z95 * math.sqrt(max(floor[k], 0.0) * scale2) for bot, k in index.items()}
 
     def los(better: str, worse: str) -> float:
         a, b = index[better], index[worse]
-        var = cov(a, a) + cov(b, b) - 2.0 * cov(a, b)  # of the difference; anchoring-free
+        var = max(  # of the difference; anchoring-free
+            cov(e, a, a) + cov(e, b, b) - 2.0 * cov(e, a, b) for e in estimates
+        )
         diff = theta[a] - theta[b]
         if var <= 0.0:  # pragma: no cover - the information matrix is positive definite
             return 0.5 if diff == 0 else float(diff > 0)
         return 0.5 * (1.0 + math.erf(diff / math.sqrt(2.0 * var)))
 
-    return elo, ci95, los
+    return elo, ci95, los, degenerate
+
+
+# Variances, row sums and entries (i, j) of a covariance of the free ratings.
+Covariance = tuple[list[float], list[float], Callable[[int, int], float]]
+
+
+def _model_covariance(columns: list[list[float]]) -> Covariance:
+    """The inverse information L^-T L^-1, from the columns of L^-1."""
+    m = len(columns)
+    var_free = [sum(x * x for x in col) for col in columns]
+    row_sum_l = [0.0] * m  # L^-1 times the ones vector
+    for k, col in enumerate(columns):
+        for offset, x in enumerate(col):
+            row_sum_l[k + offset] += x
+    cov_row_sums = [sum(map(operator.mul, col, row_sum_l[k:])) for k, col in enumerate(columns)]
+
+    def cov_free(i: int, j: int) -> float:
+        if i > j:
+            i, j = j, i
+        return sum(map(operator.mul, columns[i][j - i :], columns[j]))
+
+    return var_free, cov_row_sums, cov_free
 
 
 def _cluster_scores(
-    games: Sequence[GameResult],
+    clusters: Sequence[Sequence[GameResult]],
     index: Mapping[str, int],
     position: Mapping[int, int],
     theta: list[float],
     data: list[tuple[int, int, float, float]],
 ) -> tuple[list[list[float]], list[list[float]], int]:
-    """S, H_c and G for the games with three or more rated bots, on the free ratings.
+    """S, H_c and G for the clusters with two or more pairwise results among rated
+    bots, on the free ratings.
 
-    S is the sum over those G games of s_g s_g^T, where s_g is game g's score
-    vector, its share of the gradient at the fit: at most one nonzero entry
-    per seat, so this is one pass over the games.  H_c is their share of the
-    information.
+    S is the sum over those G clusters of s_c s_c^T, where s_c is cluster c's
+    score vector, its share of the gradient at the fit: one pass over the
+    games.  H_c is their share of the information.  A cluster with a single
+    pairwise result is independent of the rest: it keeps the model's variance.
     """
     m, n = len(position), len(theta)
     win = [[0.0] * n for _ in range(n)]  # P(i beats j) at the fit, for the pairs that met
@@ -655,32 +696,40 @@ def _cluster_scores(
     free = [position.get(k, m) for k in range(n)]
     outer = [[0.0] * (m + 1) for _ in range(m + 1)]
     together = [[0] * n for _ in range(n)]
-    clusters = 0
-    for game in games:
-        places = game.placements
-        assert places is not None
-        try:  # usually every seat is rated
-            seated = [index[bot] for bot in game.seats]
-        except KeyError:
-            kept = [(index[b], p) for b, p in zip(game.seats, places, strict=True) if b in index]
-            seated, places = [i for i, _ in kept], tuple(p for _, p in kept)
-        k = len(seated)
-        if k < 3:  # one pairwise result is independent of the others: the model's variance
+    measured = 0
+    for cluster in clusters:
+        score: dict[int, float] = {}
+        results = 0
+        seatings = []
+        for game in cluster:
+            places = game.placements
+            assert places is not None
+            try:  # usually every seat is rated
+                seated = [index[bot] for bot in game.seats]
+            except KeyError:
+                kept = [
+                    (index[b], p) for b, p in zip(game.seats, places, strict=True) if b in index
+                ]
+                seated, places = [i for i, _ in kept], tuple(p for _, p in kept)
+            results += len(seated) * (len(seated) - 1) // 2
+            seatings.append((seated, places))
+        if results < 2:  # one pairwise result is independent of the others: the model's variance
             continue
-        clusters += 1
-        score = [0.0] * k
-        for a in range(k - 1):
-            i, place = seated[a], places[a]
-            win_i, counts = win[i], together[i]
-            total = 0.0
-            for b in range(a + 1, k):
-                j, other = seated[b], places[b]
-                residual = (1.0 if place < other else 0.5 if place == other else 0.0) - win_i[j]
-                total += residual
-                score[b] -= residual
-                counts[j] += 1
-            score[a] += total
-        entries = list(zip([free[i] for i in seated], score, strict=True))
+        measured += 1
+        for seated, places in seatings:
+            k = len(seated)
+            for a in range(k - 1):
+                i, place = seated[a], places[a]
+                win_i, counts = win[i], together[i]
+                total = 0.0
+                for b in range(a + 1, k):
+                    j, other = seated[b], places[b]
+                    residual = (1.0 if place < other else 0.5 if place == other else 0.0) - win_i[j]
+                    total += residual
+                    score[j] = score.get(j, 0.0) - residual
+                    counts[j] += 1
+                score[i] = score.get(i, 0.0) + total
+        entries = [(free[i], s) for i, s in score.items()]
         for pa, sa in entries:
             row = outer[pa]
             for pb, sb in entries:
@@ -702,7 +751,7 @@ def _cluster_scores(
     del information[m]
     for row in information:
         del row[m]
-    return outer, information, clusters
+    return outer, information, measured
 
 
 def _sandwich(

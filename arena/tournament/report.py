@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import csv
 import io
+import math
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
@@ -61,6 +62,98 @@ def fault_kinds(counts: Mapping[str, Counter[str]]) -> list[str]:
     """Kinds that occurred: the referee's kinds in their usual order, then any others."""
     seen = {kind for per_bot in counts.values() for kind in per_bot}
     return [k for k in FAULT_KINDS if k in seen] + sorted(seen - set(FAULT_KINDS))
+
+
+class DecisionTimes:
+    """Each bot's decision times, gathered from the game lines' per-seat
+    summaries (``decision_ms``: decisions, median and max of one game)."""
+
+    def __init__(self) -> None:
+        self._medians: dict[str, list[tuple[float, int]]] = {}
+        self._maxima: dict[str, list[float]] = {}
+
+    def add(self, line: Mapping[str, Any]) -> None:
+        """Count one game line; lines without summaries count for nothing."""
+        summaries = line.get("decision_ms")
+        seats = line.get("seats")
+        if not isinstance(summaries, list) or not isinstance(seats, list):
+            return
+        for bot, summary in zip(seats, summaries, strict=False):
+            if not isinstance(bot, str) or not isinstance(summary, Mapping):
+                continue
+            n, median, most = summary.get("n"), summary.get("median"), summary.get("max")
+            if not (isinstance(n, int) and n > 0 and isinstance(median, int | float)
+                    and isinstance(most, int | float)):
+                continue
+            self._medians.setdefault(bot, []).append((float(median), n))
+            self._maxima.setdefault(bot, []).append(float(most))
+
+    def table(self, order: Sequence[str], limit_ms: float | None = None) -> Table:
+        """Decisions, the median of the games' medians (weighted by decisions),
+        the 99th percentile and the largest of the games' slowest decisions,
+        and the limit, one row per bot that decided anything."""
+        headers = ["bot", "decisions", "median ms", "p99 of game max ms", "max ms"]
+        if limit_ms is not None:
+            headers.append("limit ms")
+        rows = []
+        for bot in [*order, *sorted(set(self._medians) - set(order))]:
+            medians = self._medians.get(bot)
+            if not medians:
+                continue
+            maxima = sorted(self._maxima[bot])
+            row = [
+                bot,
+                str(sum(n for _, n in medians)),
+                _ms(_weighted_median(medians)),
+                _ms(maxima[min(len(maxima) - 1, math.ceil(0.99 * len(maxima)) - 1)]),
+                _ms(maxima[-1]),
+            ]
+            if limit_ms is not None:
+                row.append(_ms(limit_ms))
+            rows.append(tuple(row))
+        return Table(tuple(headers), tuple(rows), ("left",) + ("right",) * (len(headers) - 1))
+
+
+def _weighted_median(values: list[tuple[float, int]]) -> float:
+    ordered = sorted(values)
+    half, seen = sum(n for _, n in ordered) / 2.0, 0
+    for value, n in ordered:
+        seen += n
+        if seen >= half:
+            return value
+    return ordered[-1][0]  # pragma: no cover - the loop always reaches half
+
+
+def _ms(value: float) -> str:
+    return f"{value:.1f}" if value < 100 else f"{value:.0f}"
+
+
+def runs_markdown(runs: Sequence[Mapping[str, Any]]) -> list[str]:
+    """The tournament(s) behind the standings: seed, options and limits, from each
+    run's tournament.json, as Markdown lines."""
+    lines = []
+    for meta in runs:
+        options = ", ".join(
+            f"{key} {meta[key]}" for key in ("players", "games", "variant", "turn_limit")
+            if meta.get(key) is not None
+        )
+        if meta.get("gauntlet"):
+            options += f", gauntlet {meta['gauntlet']}"
+        limits = meta.get("limits") or {}
+        resources = meta.get("resources") or {}
+        time_limits = ", ".join(
+            f"{key.removesuffix('_ms')} {value} ms" for key, value in limits.items()
+        )
+        resource_limits = ", ".join(
+            f"{key} {value}" for key, value in resources.items()
+            if key != "sandbox_ro" and value not in (None, [])
+        )
+        lines.append(
+            f"- seed {meta.get('seed')}; {options}; arena {meta.get('arena', '?')}"
+            + (f"; time: {time_limits}" if time_limits else "")
+            + (f"; resources: {resource_limits}" if resource_limits else "")
+        )
+    return lines
 
 
 def standings_records(ratings: RatingTable, results: Results) -> list[dict[str, Any]]:
@@ -197,8 +290,16 @@ def render_csv(headers: Sequence[str], rows: Iterable[Sequence[Any]]) -> str:
     return buffer.getvalue()
 
 
-def standings_markdown(ratings: RatingTable, results: Results, *, title: str = "Standings") -> str:
-    """The whole standings.md: a short header, then standings, head-to-head and faults."""
+def standings_markdown(
+    ratings: RatingTable,
+    results: Results,
+    *,
+    title: str = "Standings",
+    runs: Sequence[Mapping[str, Any]] = (),
+    times: DecisionTimes | None = None,
+) -> str:
+    """The whole standings.md: a short header with the runs' seeds, options and
+    limits, then standings, head-to-head, decision times and faults."""
     games = as_game_results(results)
     rated_games = sum(1 for game in games if game.placements is not None)
     order = [rating.bot for rating in ratings.ratings]
@@ -221,6 +322,10 @@ def standings_markdown(ratings: RatingTable, results: Results, *, title: str = "
     lines += [f"- {note}" for note in ratings.notes]
     if ratings.notes:
         lines.append("")
+    if runs:
+        lines += ["## Tournament" if len(runs) == 1 else "## Tournaments", ""]
+        lines += runs_markdown(runs)
+        lines.append("")
     lines += ["## Standings", "", render_markdown(standings_table(ratings, games)), ""]
     lines += ["## Head-to-head", ""]
     if len(order) > MAX_HEAD_TO_HEAD_BOTS:
@@ -230,9 +335,26 @@ def standings_markdown(ratings: RatingTable, results: Results, *, title: str = "
     else:
         lines.append("Score of the row's bot against the column's.")
         lines += ["", render_markdown(head_to_head_table(games, order))]
+    if times is not None:
+        limits = {meta.get("limits", {}).get("decision_ms") for meta in runs}
+        limit = limits.pop() if len(limits) == 1 else None
+        table = times.table(order, limit if isinstance(limit, int | float) else None)
+        if table.rows:
+            lines += ["", "## Decision times", ""]
+            lines.append("Per bot over all its games; each game line keeps its median and "
+                         "its slowest decision.")
+            lines += ["", render_markdown(table)]
     lines += ["", "## Faults", ""]
     faults = fault_table(games, order)
-    lines.append(render_markdown(faults) if faults.rows else "No faults.")
+    if faults.rows:
+        by_kind = Counter()
+        for per_bot in fault_counts(games).values():
+            by_kind.update(per_bot)
+        lines.append("By kind: " + ", ".join(
+            f"{by_kind[kind]} {kind}" for kind in fault_kinds({"": by_kind})) + ".")
+        lines += ["", render_markdown(faults)]
+    else:
+        lines.append("No faults.")
     return "\n".join(lines) + "\n"
 
 
@@ -244,14 +366,23 @@ def standings_text(ratings: RatingTable, results: Results) -> str:
 
 
 def write_reports(
-    out_dir: Path, results: Results, ratings: RatingTable, *, title: str = "Standings"
+    out_dir: Path,
+    results: Results,
+    ratings: RatingTable,
+    *,
+    title: str = "Standings",
+    runs: Sequence[Mapping[str, Any]] = (),
+    times: DecisionTimes | None = None,
 ) -> tuple[Path, Path]:
     """Write ``standings.md`` and ``standings.csv`` into ``out_dir``; return their paths."""
     games = as_game_results(results)
     out_dir.mkdir(parents=True, exist_ok=True)
     markdown_path = out_dir / "standings.md"
     csv_path = out_dir / "standings.csv"
-    markdown_path.write_text(standings_markdown(ratings, games, title=title), encoding="utf-8")
+    markdown_path.write_text(
+        standings_markdown(ratings, games, title=title, runs=runs, times=times),
+        encoding="utf-8",
+    )
     records = standings_records(ratings, games)
     headers = list(records[0]) if records else ["rank", "bot"]
     csv_path.write_text(
