@@ -23,8 +23,10 @@ class _Parser(argparse.ArgumentParser):
 
 
 def _cmd_conformance(args: argparse.Namespace) -> int:
-    from arena.conformance.runner import run_paths
+    from arena.conformance.runner import SHIPPED, run_paths
 
+    if not args.paths:
+        args.paths = [str(SHIPPED)]
     for path in args.paths:
         if not Path(path).exists():
             raise UserError(f"{path}: no such file or folder (give scenario files or folders)")
@@ -66,7 +68,8 @@ def _build_parser() -> _Parser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
 
     p = sub.add_parser("conformance", help="run rule scenarios (JSON) against the engine")
-    p.add_argument("paths", nargs="+", metavar="PATH", help="scenario files or folders")
+    p.add_argument("paths", nargs="*", metavar="PATH",
+                   help="scenario files or folders (default: the suite shipped with arena)")
     p.set_defaults(func=_cmd_conformance)
 
     p = sub.add_parser("replay", help="check a game record and print its transcript")

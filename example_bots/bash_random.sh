@@ -2,7 +2,8 @@
 # bash_random.sh: a Coup bot for the arena protocol (version 1), in plain bash.
 #
 # It answers the handshake with its name, and every request with one of the legal
-# answers the request lists (the fields after ":"), chosen at random with $RANDOM.
+# answers the request lists (the fields after ":"), chosen at random with $RANDOM,
+# seeded from the `seed` line of each game so that a game replays the same.
 # Every other line is ignored; it plays any number of games and exits on `quit` or at
 # the end of its input.  `read -a` splits a line into fields without expanding the
 # `?` of hidden cards as a file pattern, and echo is a single write, so each answer
@@ -12,6 +13,9 @@ while read -r -a fields; do
   case "${fields[0]}" in
     arena)
       echo "hello random-sh"
+      ;;
+    seed)
+      RANDOM=${fields[1]}  # bash keeps the low 32 bits of the number
       ;;
     request)
       first=${#fields[@]}

@@ -1022,6 +1022,8 @@ def main() -> None:
         try:
             if head == "arena":
                 say(f"hello {NAME}")
+            elif head == "seed":
+                random.seed(int(f[1]))  # each game's play follows from its seed
             elif head == "game":
                 names = f[f.index("names") + 1 :]
                 seat = int(f[f.index("seat") + 1])

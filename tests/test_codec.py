@@ -306,6 +306,44 @@ def test_bad_game_start(line: str) -> None:
         decode_game_start(line)
 
 
+def test_seed_line() -> None:
+    assert codec.encode_seed(0) == "seed 0"
+    assert codec.encode_seed(2**64 - 1) == f"seed {2**64 - 1}"
+    assert codec.decode_seed("seed 18446744073709551615") == 2**64 - 1
+    assert codec.decode_seed("seed  7 \r") == 7
+
+
+@pytest.mark.parametrize("seed", [-1, 2**64, True, 1.0])
+def test_a_seed_outside_64_bits_is_not_sent(seed: object) -> None:
+    with pytest.raises(ValueError):
+        codec.encode_seed(seed)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("line", ["seed", "seed -1", "seed 1 2", "seed x", "seeds 1",
+                                  f"seed {2**64}"])
+def test_bad_seed_line(line: str) -> None:
+    with pytest.raises(MalformedLine):
+        codec.decode_seed(line)
+
+
+def test_seat_seeds_are_pinned_and_differ_per_seat_and_game() -> None:
+    # Pinned: a bot seeded from them replays the same games with any later arena.
+    assert [codec.seat_seed(2, seat) for seat in range(3)] == [
+        16303593969368362123, 7779554594473887867, 5556216575700151111]
+    seeds = {codec.seat_seed(game, seat) for game in range(50) for seat in range(8)}
+    assert len(seeds) == 400
+    assert all(0 <= seed < 2**64 for seed in seeds)
+    assert codec.seat_seed(2**63 - 1, 7) == codec.seat_seed(2**63 - 1, 7)
+
+
+def test_a_seat_seed_is_a_keyed_hash_not_a_function_of_the_seat_alone() -> None:
+    # Seeds of the same seat in consecutive games share no visible structure:
+    # about half of their 64 bits differ.
+    flips = [bin(codec.seat_seed(game, 0) ^ codec.seat_seed(game + 1, 0)).count("1")
+             for game in range(200)]
+    assert 28 < sum(flips) / len(flips) < 36
+
+
 @pytest.mark.parametrize(
     ("placements", "line", "winner"),
     [
@@ -652,6 +690,8 @@ def test_spec_example_lines_decode() -> None:
             decode_game_over(line)
         elif line.startswith("game "):
             decode_game_start(line)
+        elif line.startswith("seed "):
+            codec.decode_seed(line)
         elif line.startswith("arena "):
             decode_handshake(line)
         else:

@@ -1,7 +1,7 @@
-"""Conformance scenarios (shared/conformance/FORMAT.md) run through the project's runner.
+"""Conformance scenarios (arena/conformance/scenarios/README.md) through the runner.
 
-Every scenario in the shared ``public/`` folder and in ``tests/scenarios/`` is
-one test.  The runner itself is tested too: unreadable files give one line and
+Every scenario shipped with arena, the contest's public ones and the project's
+own, is one test.  The runner itself is tested too: unreadable files give one line and
 do not stop the others, and ``arena conformance`` reports and exits as
 documented.
 """
@@ -16,30 +16,27 @@ from typing import Any
 import pytest
 
 from arena.cli import main
-from arena.conformance.runner import load_scenario, run_paths, run_scenario
+from arena.conformance.runner import SHIPPED, load_scenario, run_paths, run_scenario
 
-PUBLIC = Path(__file__).resolve().parents[2] / "shared" / "conformance" / "public"
-OWN = Path(__file__).resolve().parent / "scenarios"
+PUBLIC = SHIPPED / "public"
+OWN = SHIPPED
 
 
 def _cases() -> list[Any]:
-    cases: list[Any] = []
-    if PUBLIC.is_dir():
-        cases += [
-            pytest.param(path, id=f"public/{path.stem}") for path in sorted(PUBLIC.glob("*.json"))
-        ]
-    else:
-        cases.append(
-            pytest.param(
-                None,
-                id="public",
-                marks=pytest.mark.skip(
-                    reason=f"the shared public scenarios are not here ({PUBLIC} is absent)"
-                ),
-            )
-        )
-    cases += [pytest.param(path, id=f"own/{path.stem}") for path in sorted(OWN.glob("*.json"))]
-    return cases
+    return [pytest.param(path, id=path.relative_to(SHIPPED).with_suffix("").as_posix())
+            for path in sorted(SHIPPED.rglob("*.json"))]
+
+
+def test_the_public_scenarios_ship_with_arena() -> None:
+    assert len(list(PUBLIC.glob("*.json"))) >= 16
+
+
+def test_the_example_of_the_format_passes(tmp_path: Path) -> None:
+    text = (SHIPPED / "README.md").read_text(encoding="utf-8")
+    blocks = re.findall(r"^```json\n(.*?)^```", text, flags=re.S | re.M)
+    assert len(blocks) == 1
+    outcomes, problems = run_paths([str(_write(tmp_path, "example.json", blocks[0]))])
+    assert problems == [] and [o.passed for o in outcomes] == [True]
 
 
 @pytest.mark.parametrize("path", _cases())
@@ -49,7 +46,7 @@ def test_scenario(path: Path) -> None:
 
 
 def test_own_scenarios_are_many_named_and_snake_case() -> None:
-    paths = sorted(OWN.glob("*.json"))
+    paths = sorted(OWN.glob("*.json"))  # the public ones are in public/
     assert len(paths) >= 36
     names = set()
     for path in paths:
@@ -197,9 +194,29 @@ def test_cli_missing_path_is_a_user_error(
     assert len(err) == 1 and "nowhere" in err[0]
 
 
-def test_cli_runs_the_own_scenarios(capsys: pytest.CaptureFixture[str]) -> None:
-    main(["conformance", str(OWN)])
-    summary = capsys.readouterr().out.strip().splitlines()[-1]
-    assert re.fullmatch(r"\d+ passed, \d+ failed", summary)
-    passed, failed = map(int, re.findall(r"\d+", summary))
-    assert passed + failed == len(list(OWN.glob("*.json")))
+def test_cli_without_a_path_runs_the_shipped_suite(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)  # from anywhere, not only from a clone
+    status = main(["conformance"])
+    lines = capsys.readouterr().out.strip().splitlines()
+    assert status == 0
+    shipped = len(list(SHIPPED.rglob("*.json")))
+    assert lines[-1] == f"{shipped} passed, 0 failed"
+    assert any("Contessa" in line for line in lines)  # a public scenario's name
+
+
+def test_a_malformed_later_move_does_not_hide_an_illegal_earlier_one(tmp_path: Path) -> None:
+    # Move 0 is illegal (a Coup with 2 coins), move 1 malformed: the error is move 0's.
+    scenario = _scenario(
+        "an illegal move before a malformed one",
+        [{"player": 0, "action": "coup", "target": 1}, {"player": 1, "challenge": "yes"}],
+        {"error": {"move": 0}},
+    )
+    outcomes, problems = run_paths([str(_write(tmp_path, "s.json", scenario))])
+    assert problems == []
+    assert outcomes[0].passed, outcomes[0].detail
+    scenario["expect"] = {"coins": [2, 2, 2]}
+    outcomes, _ = run_paths([str(_write(tmp_path, "s.json", scenario))])
+    assert '"move": 0' in outcomes[0].detail and "coup" in outcomes[0].detail.lower()
+

@@ -185,6 +185,8 @@ def requests_in(lines: Sequence[str]) -> list[str]:
 
 HANDSHAKE = "< arena 1 startup_ms=2000 decision_ms=1000 bank_ms=2000 game_ms=60000"
 GAME_LINE = "game 1 seat {} players 3 variant ambassador names alpha beta gamma"
+# Each seat's seed for game seed 2: codec.seat_seed(2, seat), pinned here.
+SEEDS = (16303593969368362123, 7779554594473887867, 5556216575700151111)
 TAX_CHALLENGE = ("request 1 challenge bank_ms=2000 actor=0 action=tax claimant=0 "
                  "character=duke : pass challenge")
 STEAL_CHALLENGE = ("request 2 challenge bank_ms=2000 actor=1 action=steal target=2 claimant=1 "
@@ -202,6 +204,7 @@ ALPHA = f"""
     {HANDSHAKE}
     > hello alpha
     < {GAME_LINE.format(0)}
+    < seed {SEEDS[0]}
     < event start 3 ambassador no 0 2,2,2 9
     < event dealt 0 duke,ambassador
     < event dealt 1 ?
@@ -226,6 +229,7 @@ BETA = f"""
     {HANDSHAKE}
     > hello beta
     < {GAME_LINE.format(1)}
+    < seed {SEEDS[1]}
     < event start 3 ambassador no 0 2,2,2 9
     < event dealt 0 ?
     < event dealt 1 assassin,duke
@@ -252,6 +256,7 @@ GAMMA = f"""
     {HANDSHAKE}
     > hello gamma
     < {GAME_LINE.format(2)}
+    < seed {SEEDS[2]}
     < event start 3 ambassador no 0 2,2,2 9
     < event dealt 0 ?
     < event dealt 1 ?
@@ -315,6 +320,7 @@ DRAFT_0 = f"""
     < arena 1 startup_ms=2000 decision_ms=1000 bank_ms=2000 game_ms=60000
     > hello alpha
     < game 1 seat 0 players 2 variant inquisitor names alpha beta
+    < seed 486362911971306209
     < event start 2 inquisitor yes 1 2,2 3
     < event dealt 0 contessa
     < event draft_offered 0 duke,assassin,captain,contessa,inquisitor
@@ -341,6 +347,7 @@ DRAFT_1 = f"""
     < arena 1 startup_ms=2000 decision_ms=1000 bank_ms=2000 game_ms=60000
     > hello beta
     < game 1 seat 1 players 2 variant inquisitor names alpha beta
+    < seed 14509935074661865286
     < event start 2 inquisitor yes 1 2,2 3
     < event dealt 0 ?
     < event draft_offered 0 ?

@@ -1,5 +1,7 @@
-"""Runs conformance scenarios (shared/conformance/FORMAT.md) against the engine.
+"""Runs conformance scenarios (scenarios/README.md) against the engine.
 
+The suite that ships with arena is under ``SHIPPED``: the public scenarios of
+the contest (``public/``, kept under their own names) and the project's own.
 A scenario file is read into a ``Scenario``; problems with the file itself
 (not JSON, a missing field) raise ``ScenarioFileError`` with one line naming
 the file.  An invalid *setup* is not a file problem: it is an outcome that a
@@ -32,6 +34,8 @@ from arena.engine.decisions import (
 from arena.engine.errors import EngineError, SetupError
 from arena.engine.game import Game, Setup
 from arena.engine.rules import ACTIONS, INQUISITOR
+
+SHIPPED = Path(__file__).resolve().parent / "scenarios"
 
 _MOVE_KINDS = {"action": ACTION, "challenge": CHALLENGE, "block": BLOCK, "lose": LOSE,
                "keep": KEEP, "show": SHOW, "force": FORCE}
@@ -183,8 +187,19 @@ def _decision(index: int, move: dict[str, Any], variant: str) -> tuple[int, str,
 
 
 def play_moves(game: Game, moves: tuple[dict[str, Any], ...]) -> None:
-    """Answer the game's requests from the script (FORMAT.md, "How a scenario runs")."""
-    parsed = [_decision(i, move, game.variant) for i, move in enumerate(moves)]
+    """Answer the game's requests from the script (README.md, "How a scenario runs").
+
+    Each move is read when its turn comes, so the first move that is an error
+    is the first in script order: a malformed move never hides an illegal one
+    before it.
+    """
+    parsed: dict[int, tuple[int, str, Decision]] = {}
+
+    def move(index: int) -> tuple[int, str, Decision]:
+        if index not in parsed:
+            parsed[index] = _decision(index, moves[index], game.variant)
+        return parsed[index]
+
     i = 0
 
     def decide(seat: int, decision: Decision) -> None:
@@ -198,8 +213,8 @@ def play_moves(game: Game, moves: tuple[dict[str, Any], ...]) -> None:
         assert request is not None
         if request.optional:
             answered: set[int] = set()
-            while i < len(parsed):
-                seat, kind, decision = parsed[i]
+            while i < len(moves):
+                seat, kind, decision = move(i)
                 if kind != request.kind or seat not in request.seats:
                     break
                 if seat in answered:
@@ -215,17 +230,18 @@ def play_moves(game: Game, moves: tuple[dict[str, Any], ...]) -> None:
                         game.decide(seat, PASS_DECISION)
             continue
         seat = request.seats[0]
-        if i < len(parsed) and parsed[i][0] == seat and parsed[i][1] == request.kind:
-            decide(seat, parsed[i][2])
+        if i < len(moves) and move(i)[:2] == (seat, request.kind):
+            decide(seat, move(i)[2])
             i += 1
         elif request.kind == LOSE and len(set(game.hands[seat])) == 1:
             game.decide(seat, Decision(LOSE, card=game.hands[seat][0]))
-        elif i < len(parsed):
+        elif i < len(moves):
             raise MoveError(i, f"not asked for: the engine asks seat {seat} for a "
                                f"{request.kind} decision")
         else:
             return
-    if i < len(parsed):
+    if i < len(moves):
+        move(i)  # a malformed move says so first
         raise MoveError(i, "not asked for: the game is over")
 
 

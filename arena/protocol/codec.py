@@ -17,6 +17,8 @@ made of fields separated by single spaces, so ``line.split()`` reads it.
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, ClassVar, Final
@@ -231,6 +233,42 @@ def decode_game_start(line: str) -> GameStart:
     if len(names) != players:
         raise MalformedLine(line, f"{len(names)} names for {players} players", shape)
     return GameStart(game, seat, names, fields[7])
+
+
+# A seat's seed: 0 <= n < 2**64.  The label keeps these hashes apart from
+# any other use of the game seed.
+SEED_BITS: Final = 64
+_SEAT_SEED_LABEL: Final = b"arena seat seed v1"
+
+
+def seat_seed(game_seed: int, seat: int) -> int:
+    """The seed sent to ``seat`` for a game dealt from ``game_seed``.
+
+    HMAC-SHA256 keyed by the game seed over a fixed label and the seat: a bot
+    that knows its own seed learns nothing of the deal or of another seat's
+    seed (unless it can guess the game seed, which the host keeps secret).
+    """
+    message = _SEAT_SEED_LABEL + b"/" + str(seat).encode()
+    digest = hmac.new(str(game_seed).encode(), message, hashlib.sha256).digest()
+    return int.from_bytes(digest[: SEED_BITS // 8], "big")
+
+
+def encode_seed(seed: int) -> str:
+    """``seed <n>``: sent right after the ``game`` line (a version 1 addition)."""
+    if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**SEED_BITS:
+        raise ValueError(f"a seat seed is a whole number from 0 to 2**64-1, not {seed!r}")
+    return f"seed {seed}"
+
+
+def decode_seed(line: str) -> int:
+    """Bot side: the number of a ``seed <n>`` line."""
+    fields = line.split()
+    if len(fields) != 2 or fields[0] != "seed":
+        raise MalformedLine(line, "not a seed line", "'seed <n>'")
+    seed = _field(line, _parse_uint, fields[1])
+    if seed >= 2**SEED_BITS:
+        raise MalformedLine(line, "a seed of more than 64 bits", "'seed <n>', n < 2**64")
+    return seed
 
 
 def encode_game_over(placements: Sequence[int]) -> str:

@@ -69,6 +69,7 @@ async def play_game(
             player.process.reset_cpu()  # the CPU limit is per game
             player.games += 1
             player.queue(codec.encode_game_start(player.games, seat, wire, config.variant))
+            player.queue(codec.encode_seed(codec.seat_seed(seed, seat)))
     for seat, fault in enumerate(faults):
         if fault is not None and not game.over:
             game.forfeit(seat, fault.kind)
