@@ -3,7 +3,8 @@
 One `arena play` game with a bot that reports what it finds: its working
 directory and environment, whether it can import a module beside it, the
 names on the `game` line; it says hello before reading the handshake and
-never flushes (a `.py` bot runs unbuffered).
+never flushes (a `.py` bot runs unbuffered).  Then builds, bot.toml paths,
+and how a challenge of a block reads on the wire.
 """
 
 from __future__ import annotations
@@ -16,6 +17,9 @@ from pathlib import Path
 import pytest
 
 from arena.cli import main
+from arena.engine.decisions import PASS_DECISION, Decision
+from arena.engine.game import Game, Setup
+from arena.protocol import codec
 from arena.referee.bots import build_bot, resolve_bot
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -114,3 +118,19 @@ def test_a_toml_argument_names_the_bot_folder_only_if_it_exists_or_starts_with_d
     spec = resolve_bot(str(folder))
     assert spec.argv[1:] == (str(folder / "classes"), "classes", str(folder / "data"),
                              "-flag", "plain")
+
+
+def test_a_challenge_of_a_block_names_the_blocker_as_claimant() -> None:
+    game = Game.from_setup(Setup(
+        hands=(("duke", "captain"), ("captain", "contessa"), ("assassin", "duke")),
+        court=("ambassador",) * 3))
+    game.decide(0, Decision("steal", target=1))
+    for seat in (1, 2):
+        game.decide(seat, PASS_DECISION)  # nobody challenges the Captain of seat 0
+    game.decide(1, Decision("block", card="captain"))
+    request = game.request
+    assert request is not None and request.seats == (2, 0)  # the actor may challenge too
+    seen_by_actor = codec.encode_request(7, request, game.legal(0), 1000)
+    assert seen_by_actor == ("request 7 challenge bank_ms=1000 actor=0 action=steal target=1 "
+                             "claimant=1 character=captain : pass challenge")
+    assert codec.encode_event(game.events[-1]) == "event block 1 captain 0"
