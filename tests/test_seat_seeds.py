@@ -55,7 +55,7 @@ def _games(out: Path) -> list[str]:
 def _run(capsys: pytest.CaptureFixture[str], bots: list[str], out: Path, seed: int,
          concurrency: int) -> list[str]:
     capsys.readouterr()
-    status = main(["run", *bots, "--games", "4", "--seed", str(seed),
+    status = main(["run", *bots, "--games", "2", "--seed", str(seed),
                    "--concurrency", str(concurrency), "--out", str(out)])
     assert status == 0, capsys.readouterr().err
     return _games(out)
