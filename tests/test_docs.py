@@ -147,3 +147,29 @@ def test_no_file_points_outside_the_repository() -> None:
         if MACHINE in text and not name.startswith("results/"):
             offenders.append(f"{name}: {MACHINE}")
     assert offenders == []
+
+
+def test_the_table_of_rules_md_is_the_engines() -> None:
+    from arena.engine.rules import ACTIONS, ANYONE, EXCHANGE_DRAW, NOBODY, TARGET
+
+    text = (ROOT / "RULES.md").read_text(encoding="utf-8")
+    table = text[text.index("| action | cost |"):].split("\n\n")[0].splitlines()[2:]
+    rows = {}
+    for row in table:
+        action, cost, claimed, blockers, challenged = (c.strip() for c in row.strip("|").split("|"))
+        name = action.split(":")[0].split(" (")[0].lower().replace(" ", "_")
+        rows[name] = (int(cost), claimed, blockers, challenged)
+    who = {NOBODY: "nobody", TARGET: "the target", ANYONE: "any other player"}
+    for variant, rules in ACTIONS.items():
+        for name, rule in rules.items():
+            cost, claimed, blockers, challenged = rows[name]
+            assert cost == rule.cost, name
+            if rule.claim is None:
+                assert claimed == "none", name
+            else:
+                assert rule.claim.capitalize() in claimed, name
+            assert blockers.startswith(who[rule.blocked_by]), name
+            assert all(card.capitalize() in blockers for card in rule.block_claims), name
+            assert challenged.startswith("yes" if rule.claim else "no"), name
+        assert f"{variant.capitalize()} (draws {EXCHANGE_DRAW[variant]})" in rows["exchange"][1]
+    assert set(rows) == set(ACTIONS["inquisitor"])
