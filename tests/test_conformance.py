@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import json
 import re
-from pathlib import Path
+import tomllib
+from pathlib import Path, PurePosixPath
 from typing import Any
 
 import pytest
@@ -29,6 +30,13 @@ def _cases() -> list[Any]:
 
 def test_the_public_scenarios_ship_with_arena() -> None:
     assert len(list(PUBLIC.glob("*.json"))) >= 16
+    # Installed, not only in a clone: every scenario is package data.
+    pyproject = tomllib.loads((SHIPPED.parents[2] / "pyproject.toml").read_text())
+    globs = pyproject["tool"]["setuptools"]["package-data"]["arena.conformance"]
+    for path in SHIPPED.rglob("*.json"):
+        relative = PurePosixPath(path.relative_to(SHIPPED.parent).as_posix())
+        assert any(len(relative.parts) == len(PurePosixPath(glob).parts)
+                   and relative.match(glob) for glob in globs), relative
 
 
 def test_the_example_of_the_format_passes(tmp_path: Path) -> None:

@@ -144,8 +144,11 @@ def check_game(lines: list[str], record: GameRecord, seat: int, number: int,
     names = record.referee["names"]
     assert lines[0] == (f"game {number} seat {seat} players {config.players} "
                         f"variant {config.variant} names {' '.join(names)}")
+    assert record.seed is not None
+    # The seat's own seed, derived from the deal seed: nothing else of it.
+    assert lines[1] == codec.encode_seed(codec.seat_seed(record.seed, seat))
     assert lines[-1] == codec.encode_game_over(record.result["placements"])
-    body = lines[1:-1]
+    body = lines[2:-1]
     assert all(line.startswith(("event ", "request ")) for line in body), body
 
     # Events: the spy's view of each true event, field by field.

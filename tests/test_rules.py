@@ -1,4 +1,4 @@
-"""Rules (shared/RULES.md) checked straight against the engine API.
+"""Rules (RULES.md) checked straight against the engine API.
 
 These cover what a conformance scenario cannot say: that an illegal decision
 leaves the game untouched, the exact lists of legal answers, the events,

@@ -55,7 +55,7 @@ def _games(out: Path) -> list[str]:
 def _run(capsys: pytest.CaptureFixture[str], bots: list[str], out: Path, seed: int,
          concurrency: int) -> list[str]:
     capsys.readouterr()
-    status = main(["run", *bots, "--games", "4", "--seed", str(seed),
+    status = main(["run", *bots, "--games", "2", "--seed", str(seed),
                    "--concurrency", str(concurrency), "--out", str(out)])
     assert status == 0, capsys.readouterr().err
     return _games(out)
@@ -72,3 +72,24 @@ def test_the_same_seed_plays_the_same_games_at_any_concurrency(
     assert first == _run(capsys, bots, tmp_path / "c", 77, 2)
     # Not trivially equal: another tournament seed plays other games.
     assert first != _run(capsys, bots, tmp_path / "d", 78, 2)
+
+
+def test_a_bot_that_ignores_the_seed_line_plays_as_before(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)  # arena play writes results/ here
+    # Written before the seed line existed: it knows `arena`, `request` and `quit`.
+    old = tmp_path / "old.sh"
+    old.write_text('while read -r -a f; do case ${f[0]} in\n'
+                   '  arena) echo "hello old" ;;\n'
+                   '  request) echo "${f[1]} ${f[${#f[@]}-1]}" ;;\n'
+                   '  quit) exit 0 ;;\n'
+                   'esac; done\n')
+    record = tmp_path / "game.json.gz"
+    status = main(["play", str(old), str(BOTS / "random.py"), "--seed", "5", "--quiet",
+                   "--record", str(record)])
+    assert status == 0, capsys.readouterr().err
+    with gzip.open(record) as f:
+        game = json.load(f)
+    assert game["referee"]["faults"] == [None, None]
+    assert game["result"]["reason"] == "last_player"

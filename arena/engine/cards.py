@@ -1,4 +1,4 @@
-"""Characters, variants and deck composition (RULES.md, "Cards, coins, players")."""
+"""Characters, variants and deck composition (RULES.md, "Cards and players")."""
 
 from __future__ import annotations
 

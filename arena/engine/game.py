@@ -766,7 +766,7 @@ def _on_keep(game: Game, seat: int, decision: Decision) -> Step | None:
     assert decision.cards is not None
     # Kept cards come from the hand first and stay in place; a drawn card takes
     # the place of the hand card it replaces.  The rest go back hand cards
-    # first, in hand order, then drawn cards in draw order (FORMAT.md).
+    # first, in hand order, then drawn cards in draw order (conformance/scenarios/README.md).
     wanted = list(decision.cards)
     hand = game.hands[seat]
     returned: list[str] = []

@@ -2,7 +2,7 @@
 
 Events carry face-down cards in *secret* fields.  This table names, for each
 event type, the secret field and the seats entitled to it (RULES.md,
-"Information"); everyone else gets the field blanked to None.  Nothing
+"What each player knows"); everyone else gets the field blanked to None.  Nothing
 reaches a seat except through ``view``.
 """
 
