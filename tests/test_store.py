@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gzip
+import os
 import json
 from pathlib import Path
 
@@ -14,6 +15,7 @@ from arena.tournament.store import (
     FORMAT,
     GAMES,
     IDENTITY,
+    LOCK,
     RECORDS,
     TOURNAMENT,
     VERSION,
@@ -253,7 +255,25 @@ def test_open_writes_nothing_when_games_jsonl_is_damaged(tmp_path: Path) -> None
     folder.mkdir()
     data = jsonl(GAMES_3[0]) + b"oops\n" + jsonl(GAMES_3[2])
     (folder / GAMES).write_bytes(data)
+    store = Store(folder)
     with pytest.raises(UserError, match="line 2"):
-        Store(folder).open(meta())
-    assert sorted(p.name for p in folder.iterdir()) == [GAMES]
+        store.open(meta())
+    store.close()
+    assert sorted(p.name for p in folder.iterdir()) == [LOCK, GAMES]  # the lock is no data
     assert (folder / GAMES).read_bytes() == data
+
+
+# The lock
+
+def test_one_writer_at_a_time_and_close_lets_the_folder_go(tmp_path: Path) -> None:
+    first, second = Store(tmp_path / "t"), Store(tmp_path / "t")
+    first.open(meta())
+    for take in (second.lock, lambda: second.open(meta()), lambda: second.rewrite_without(["a"])):
+        with pytest.raises(UserError) as caught:
+            take()
+        assert str(caught.value) == (f"{tmp_path / 't'} is in use by another arena run "
+                                     f"(pid {os.getpid()}); let it finish or stop it, or use "
+                                     "another --out")
+    first.close()
+    assert second.open(meta()) == []
+    second.close()

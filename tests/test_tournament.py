@@ -196,6 +196,39 @@ def test_resume_after_sigkill_loses_and_repeats_nothing(capsys, tmp_path: Path) 
     assert cores(resumed) == cores(games(tmp_path / "whole"))
 
 
+def test_a_second_run_into_a_folder_in_use_is_refused_and_kill_9_frees_it(
+        capsys, tmp_path: Path) -> None:
+    two = copy_bots(tmp_path / "lockbots", "alpha", "beta")
+    out = tmp_path / "out"
+    argv = ["run", *two, "--games", "150", "--seed", "5", "--concurrency", "2", "--out", str(out)]
+    with open(tmp_path / "stderr.txt", "wb") as log:
+        proc = subprocess.Popen([sys.executable, "-m", "arena", *argv], cwd=tmp_path,
+                                stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=log,
+                                start_new_session=True)
+        try:
+            wait_until(lambda: complete_lines(out / GAMES) >= 5, "5 games played", proc)
+            for again in (argv, ["run", "--resume", str(out)]):
+                line = refusal(capsys, *again)
+                assert f"{out} is in use by another arena run (pid {proc.pid})" in line
+            # A reader takes no lock: rate shows the games finished so far.
+            status, stdout, err = arena(capsys, "rate", out)
+            assert status == 0, err
+            assert "alpha" in stdout
+            assert proc.poll() is None, "the first run ended before the second was refused"
+            os.killpg(proc.pid, signal.SIGKILL)
+        finally:
+            if proc.poll() is None:
+                os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+    assert complete_lines(out / GAMES) < 150, "the run ended before it was killed"
+    # kill -9 released the lock: the same command goes on at once, and plays each game once.
+    status, _, err = arena(capsys, *argv)
+    assert status == 0, err
+    resumed = games(out)
+    assert len(resumed) == 150
+    assert len(set(keys(resumed))) == 150, "a game was played twice"
+
+
 def test_a_torn_last_line_is_dropped_and_its_game_played_again(capsys, bots, tmp_path) -> None:
     out = tmp_path / "out"
     run_ok(capsys, out, [bots["alpha"], bots["beta"]], "--games", 6, "--seed", 3)

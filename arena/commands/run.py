@@ -130,6 +130,10 @@ def _worker_cpus(affinity: bool) -> tuple[int, ...]:
     return tuple(sorted(os.sched_getaffinity(0)))
 
 
+def _read_meta_if_any(folder: Path) -> dict[str, Any] | None:
+    return read_meta(folder) if (folder / TOURNAMENT).exists() else None
+
+
 def _has_games(folder: Path) -> bool:
     try:
         return (folder / GAMES).stat().st_size > 0
@@ -154,7 +158,7 @@ def run(args: argparse.Namespace) -> int:
         # Absolute, so that --resume works from any directory.
         bot_args = [os.path.abspath(arg) for arg in args.bots]
         folder = args.out or results_root() / time.strftime("%Y%m%d-%H%M%S")
-        meta = read_meta(folder) if (folder / TOURNAMENT).exists() else None
+        meta = _read_meta_if_any(folder)
         if meta is None and _has_games(folder):
             raise UserError(f"{folder} has a {GAMES} but no {TOURNAMENT}, so its games cannot "
                             f"be told apart from new ones; restore {TOURNAMENT}, or use "
@@ -183,56 +187,65 @@ def run(args: argparse.Namespace) -> int:
     bots = [{"name": s.name, "command": list(s.argv), "hash": bot_hash(s)} for s in specs]
 
     store = Store(folder)
-    replay: list[str] = []
-    if meta is not None:
-        old = {bot["name"]: bot for bot in meta["bots"]}
-        missing = [name for name in old if name not in names]
-        if missing:
-            raise UserError(f"{folder}: bot(s) {', '.join(missing)} played in this tournament "
-                            "but are not given now; give every bot again, or use another --out")
-        changed = [b["name"] for b in bots if b["name"] in old and old[b["name"]]["hash"]
-                   != b["hash"]]
-        if changed and not args.replay_changed:
-            raise UserError(f"bot(s) {', '.join(changed)} changed since their games in {folder} "
-                            "were played; pass --replay-changed to play their games again")
-        replay = changed
-    meta_out = {"format": FORMAT, "version": VERSION, "arena": __version__,
-                "command": sys.argv, "bot_args": bot_args, **options, "bots": bots}
-    if replay:
-        print(f"playing again the games of {', '.join(replay)}: "
-              f"{store.rewrite_without(replay)} games dropped", file=sys.stderr)
-    # Only the keys are kept: a resumed run must not hold every old game in memory.
-    done_keys = {(g["group"], g["index"]) for g in store.open(meta_out)}
+    # One run writes a folder: a second one, or a --resume, is refused here. Read
+    # again under the lock what was read before it, in case a run ended meanwhile.
+    store.lock()
+    try:
+        if _read_meta_if_any(folder) != meta:
+            raise UserError(f"{folder} changed while this run started (another run?); "
+                            "run the command again")
+        replay: list[str] = []
+        if meta is not None:
+            old = {bot["name"]: bot for bot in meta["bots"]}
+            missing = [name for name in old if name not in names]
+            if missing:
+                raise UserError(f"{folder}: bot(s) {', '.join(missing)} played in this "
+                                "tournament but are not given now; give every bot again, or "
+                                "use another --out")
+            changed = [b["name"] for b in bots if b["name"] in old and old[b["name"]]["hash"]
+                       != b["hash"]]
+            if changed and not args.replay_changed:
+                raise UserError(f"bot(s) {', '.join(changed)} changed since their games in "
+                                f"{folder} were played; pass --replay-changed to play their "
+                                "games again")
+            replay = changed
+        meta_out = {"format": FORMAT, "version": VERSION, "arena": __version__,
+                    "command": sys.argv, "bot_args": bot_args, **options, "bots": bots}
+        if replay:
+            print(f"playing again the games of {', '.join(replay)}: "
+                  f"{store.rewrite_without(replay)} games dropped", file=sys.stderr)
+        # Only the keys are kept: a resumed run must not hold every old game in memory.
+        done_keys = {(g["group"], g["index"]) for g in store.open(meta_out)}
 
-    limits = codec.Limits.from_json(options["limits"])  # checked: by argparse or read_meta
-    config = GameConfig(options["players"], options["variant"],
-                        False if options["plain_deal"] else None, options["turn_limit"])
-    try:
-        groups = make_schedule(names, players=options["players"], games=options["games"],
-                               seed=options["seed"], gauntlet=options["gauntlet"])
-    except ValueError as exc:
-        raise UserError(f"arena run: {exc}") from None
-    total = sum(len(group.order) for group in groups)
-    progress = Progress(total, len(done_keys & {(g.group_key, g.index) for group in groups
-                                                for g in group.games}))
-    plan = RunPlan(tuple(specs), config, limits, getattr(args, "concurrency", 1),
-                   process_options=proc_options, cpus=cpus)
-    print(f"{folder}: {total} games ({progress.done} already played), seed {options['seed']}, "
-          f"{len(names)} bots", file=sys.stderr)
-    interrupted = False
-    try:
-        run_trio(run_games, plan, groups, done_keys, store, progress)
-    except KeyboardInterrupt:
-        interrupted = True
+        limits = codec.Limits.from_json(options["limits"])  # checked: by argparse or read_meta
+        config = GameConfig(options["players"], options["variant"],
+                            False if options["plain_deal"] else None, options["turn_limit"])
+        try:
+            groups = make_schedule(names, players=options["players"], games=options["games"],
+                                   seed=options["seed"], gauntlet=options["gauntlet"])
+        except ValueError as exc:
+            raise UserError(f"arena run: {exc}") from None
+        total = sum(len(group.order) for group in groups)
+        progress = Progress(total, len(done_keys & {(g.group_key, g.index) for group in groups
+                                                    for g in group.games}))
+        plan = RunPlan(tuple(specs), config, limits, getattr(args, "concurrency", 1),
+                       process_options=proc_options, cpus=cpus)
+        print(f"{folder}: {total} games ({progress.done} already played), "
+              f"seed {options['seed']}, {len(names)} bots", file=sys.stderr)
+        interrupted = False
+        try:
+            run_trio(run_games, plan, groups, done_keys, store, progress)
+        except KeyboardInterrupt:
+            interrupted = True
+        _report(folder, names, anchor)  # under the lock: the standings of these games
+        if interrupted:
+            print(f"\narena: interrupted; the games played are kept in {folder / GAMES}. "
+                  f"Run the same command again, or arena run --resume {folder}, to go on.",
+                  file=sys.stderr)
+            return 130
+        return 0
     finally:
         store.close()
-    _report(folder, names, anchor)
-    if interrupted:
-        print(f"\narena: interrupted; the games played are kept in {folder / GAMES}. "
-              f"Run the same command again, or arena run --resume {folder}, to go on.",
-              file=sys.stderr)
-        return 130
-    return 0
 
 
 def _report(folder: Path, names: list[str], anchor: tuple[str, float] | None,

@@ -20,6 +20,7 @@ import attrs
 from arena.engine.decisions import Decision, DecisionSyntaxError
 from arena.engine.errors import EngineError
 from arena.engine.game import STOP, Game, GameConfig, Setup
+from arena.files import write_whole
 
 FORMAT = "arena-game"
 VERSION = 1
@@ -132,13 +133,12 @@ def replay(record: GameRecord) -> Game:
 
 
 def save(record: GameRecord, path: Path) -> None:
-    """Write a record; a name ending in .gz is compressed."""
+    """Write a record whole or not at all; a name ending in .gz is compressed."""
     text = json.dumps(record.to_json(), separators=(",", ":"))
     if path.suffix == ".gz":
-        with gzip.open(path, "wt", encoding="utf-8") as f:
-            f.write(text)
+        write_whole(path, gzip.compress(text.encode("utf-8"), mtime=0))
     else:
-        path.write_text(text + "\n", encoding="utf-8")
+        write_whole(path, (text + "\n").encode("utf-8"))
 
 
 def load(path: Path) -> GameRecord:

@@ -5,29 +5,42 @@
     records/N.json.gz the full game record of line N, for `arena replay`
     logs/             each bot's stderr, one file per bot and worker
     standings.md/csv  written at the end (and by `arena rate`)
+    .lock             held (flock) by the run writing the folder
 
 Resume rests on games.jsonl alone: a game is done when its line is there.
 A last line cut short by a crash is dropped (and its game played again); any
-other damage stops the run with one line saying where, so nothing already
-computed is ever overwritten.
+other damage (a line that is not a game, a game twice, a seat naming no bot
+of the tournament) stops the run with one line saying where, so nothing
+already computed is ever overwritten.
+
+One process writes a folder: ``Store.lock`` takes an exclusive flock on
+``.lock``, which the kernel releases when that process ends, even by
+``kill -9``; a second writer is refused.  Readers (``arena rate``) take no
+lock: lines are appended whole and flushed, files are replaced by rename, and
+a torn last line is skipped, so a reader sees the games finished so far.
 """
 
 from __future__ import annotations
 
+import contextlib
+import errno
+import fcntl
 import json
 import os
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Collection, Iterable, Mapping
 from pathlib import Path
 from typing import Any, Final
 
 from arena.engine.record import GameRecord, save
 from arena.errors import UserError
+from arena.files import disk_error, write_all, write_whole
 from arena.protocol import codec
 
 TOURNAMENT: Final = "tournament.json"
 GAMES: Final = "games.jsonl"
 RECORDS: Final = "records"
 LOGS: Final = "logs"
+LOCK: Final = ".lock"
 FORMAT: Final = "arena-tournament"
 VERSION: Final = 1
 
@@ -38,12 +51,15 @@ IDENTITY: Final = ("seed", "players", "games", "gauntlet", "variant", "turn_limi
 
 
 def read_games(path: Path, *, repair: bool = False,
-               convert: Callable[[dict[str, Any]], Any] | None = None) -> list[Any]:
+               convert: Callable[[dict[str, Any]], Any] | None = None,
+               bots: Collection[str] | None = None) -> list[Any]:
     """Every game line of a games.jsonl (each passed through ``convert``, if given,
     as it is read: a long run's lines need not all be dicts in memory at once).
 
     A last line without its newline (a crash mid-write) is dropped, and with
-    ``repair`` cut off the file.  Any other bad line raises UserError naming it.
+    ``repair`` cut off the file.  Any other bad line raises UserError naming it:
+    one that is not a game line, a game already on an earlier line, and (given
+    ``bots``, the tournament's bot names) a seat naming another bot.
     """
     try:
         data = path.read_bytes()
@@ -54,8 +70,12 @@ def read_games(path: Path, *, repair: bool = False,
     lines = data.split(b"\n")
     tail = lines.pop()  # b"" when the file ends with a newline
     if tail and repair:
-        with open(path, "r+b") as f:
-            f.truncate(len(data) - len(tail))
+        try:
+            os.truncate(path, len(data) - len(tail))
+        except OSError as exc:
+            raise disk_error(exc, path) from None
+    known = None if bots is None else frozenset(bots)
+    seen: dict[tuple[str, int], int] = {}
     games = []
     for number, raw in enumerate(lines, 1):
         if not raw.strip():
@@ -65,9 +85,19 @@ def read_games(path: Path, *, repair: bool = False,
         except (json.JSONDecodeError, UnicodeDecodeError):
             raise UserError(f"{path}, line {number}: not a JSON game line; the file is damaged "
                             f"there (fix or delete that line, then run again)") from None
-        if not isinstance(game, dict) or not {"group", "index", "seats"} <= game.keys():
+        if not _is_game(game):
             raise UserError(f"{path}, line {number}: not a game line (needs group, index and "
                             f"seats); fix or delete that line, then run again")
+        key = (game["group"], game["index"])
+        first = seen.setdefault(key, number)
+        if first != number:
+            raise UserError(f"{path}, line {number}: game {key[1]} of {key[0]} again (it is on "
+                            f"line {first} too); delete one of the two lines, then run again")
+        if known is not None:
+            strangers = [name for name in game["seats"] if name not in known]
+            if strangers:
+                raise UserError(f"{path}, line {number}: seat {strangers[0]!r} is no bot of "
+                                f"this tournament; fix or delete that line, then run again")
         if convert is not None:
             try:
                 game = convert(game)
@@ -76,6 +106,12 @@ def read_games(path: Path, *, repair: bool = False,
                                 f"delete that line, then run again") from None
         games.append(game)
     return games
+
+
+def _is_game(game: object) -> bool:
+    return (isinstance(game, dict) and isinstance(game.get("group"), str)
+            and isinstance(game.get("index"), int) and isinstance(game.get("seats"), list)
+            and all(isinstance(name, str) for name in game["seats"]))
 
 
 def read_meta(folder: Path) -> dict[str, Any]:
@@ -137,58 +173,106 @@ def differences(old: Mapping[str, Any], new: Mapping[str, Any]) -> list[str]:
 
 
 class Store:
-    """Appends games to a tournament folder; one writer (the runner's main task)."""
+    """A tournament folder, written by one process (the runner's main task).
+
+    ``lock`` takes the folder (``open`` and ``rewrite_without`` take it if not
+    yet held); ``close`` lets it go.  Every failed write is one UserError naming
+    the file and what to do; what was written before stays.
+    """
 
     def __init__(self, folder: Path) -> None:
         self.folder = folder
         self.games_path = folder / GAMES
-        self._file = None
+        self._games_fd: int | None = None
+        self._lock_fd: int | None = None
         self._count = 0
+
+    def lock(self) -> None:
+        """Make this process the folder's only writer (creating it), or raise UserError."""
+        if self._lock_fd is not None:
+            return
+        path = self.folder / LOCK
+        try:
+            self.folder.mkdir(parents=True, exist_ok=True)
+            fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o666)
+        except OSError as exc:
+            raise disk_error(exc) from None
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError as exc:
+            holder = os.pread(fd, 32, 0).decode("ascii", "replace").strip()
+            os.close(fd)
+            if exc.errno in (errno.EWOULDBLOCK, errno.EAGAIN):
+                by = f" (pid {holder})" if holder.isdigit() else ""
+                raise UserError(f"{self.folder} is in use by another arena run{by}; let it "
+                                "finish or stop it, or use another --out") from None
+            raise UserError(f"{path}: cannot lock it ({exc.strerror}); put the results "
+                            "folder on a local disk") from None
+        with contextlib.suppress(OSError):  # the pid is a courtesy for the refused
+            os.ftruncate(fd, 0)
+            os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
+        self._lock_fd = fd
 
     def open(self, meta: Mapping[str, Any]) -> list[dict[str, Any]]:
         """Write tournament.json and open games.jsonl; the games already played."""
+        self.lock()
         # Read first: a damaged games.jsonl stops the run before anything is written.
-        games = read_games(self.games_path, repair=True)
-        self.folder.mkdir(parents=True, exist_ok=True)
-        (self.folder / RECORDS).mkdir(exist_ok=True)
-        (self.folder / LOGS).mkdir(exist_ok=True)
-        tmp = self.folder / (TOURNAMENT + ".tmp")
-        tmp.write_text(json.dumps(dict(meta), indent=2) + "\n", encoding="utf-8")
-        os.replace(tmp, self.folder / TOURNAMENT)
-        self._count = max(_last_record_number(self.folder / RECORDS),
-                          *(_record_number(game) for game in games), 0)
-        self._file = open(self.games_path, "a", encoding="utf-8")  # noqa: SIM115 - held open
+        games = read_games(self.games_path, repair=True,
+                           bots=[bot["name"] for bot in meta["bots"]])
+        records = self.folder / RECORDS
+        try:
+            records.mkdir(exist_ok=True)
+            (self.folder / LOGS).mkdir(exist_ok=True)
+            for partial in records.glob(".*.tmp"):  # a record cut short by a crash
+                partial.unlink()
+            write_whole(self.folder / TOURNAMENT,
+                        (json.dumps(dict(meta), indent=2) + "\n").encode("utf-8"))
+            self._count = max(_last_record_number(records),
+                              *(_record_number(game) for game in games), 0)
+            self._games_fd = os.open(self.games_path,
+                                     os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o666)
+        except OSError as exc:
+            raise disk_error(exc) from None
         return games
 
     def rewrite_without(self, bots: Iterable[str]) -> int:
         """Drop every game of ``bots`` (to play them again); the number dropped."""
+        self.lock()
         drop = set(bots)
         games = read_games(self.games_path, repair=True)
         keep = [g for g in games if not drop & set(g["seats"])]
-        tmp = self.games_path.with_suffix(".jsonl.tmp")
-        with open(tmp, "w", encoding="utf-8") as f:
-            for game in keep:
-                f.write(json.dumps(game, separators=(",", ":")) + "\n")
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, self.games_path)
+        data = "".join(json.dumps(game, separators=(",", ":")) + "\n" for game in keep)
+        try:
+            write_whole(self.games_path, data.encode("utf-8"))
+        except OSError as exc:
+            raise disk_error(exc) from None
         return len(games) - len(keep)
 
     def append(self, game: dict[str, Any], record: GameRecord) -> None:
-        """Store one finished game: its record first, then its line (flushed)."""
-        assert self._file is not None
+        """Store one finished game: its record first (whole), then its line (synced).
+
+        A write cut short leaves at most a torn last line, which a resume drops.
+        """
+        assert self._games_fd is not None
         self._count += 1
         name = f"{self._count:06d}.json.gz"
-        save(record, self.folder / RECORDS / name)
+        try:
+            save(record, self.folder / RECORDS / name)
+        except OSError as exc:
+            raise disk_error(exc) from None
         game["record"] = f"{RECORDS}/{name}"
-        self._file.write(json.dumps(game, separators=(",", ":")) + "\n")
-        self._file.flush()
-        os.fsync(self._file.fileno())
+        try:
+            write_all(self._games_fd, (json.dumps(game, separators=(",", ":")) + "\n").encode())
+            os.fsync(self._games_fd)
+        except OSError as exc:
+            raise disk_error(exc, self.games_path) from None
 
     def close(self) -> None:
-        if self._file is not None:
-            self._file.close()
-            self._file = None
+        """Close games.jsonl and let the folder go."""
+        for fd in (self._games_fd, self._lock_fd):
+            if fd is not None:
+                os.close(fd)  # closing the lock file releases the lock
+        self._games_fd = self._lock_fd = None
 
 
 def _record_number(game: Mapping[str, Any]) -> int:

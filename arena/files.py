@@ -1,0 +1,61 @@
+"""Writing files whole or not at all, and saying in one line why a write failed."""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import os
+from pathlib import Path
+
+from arena.errors import UserError
+
+# What to do about the errors a full, read-only or foreign folder gives.
+_ADVICE = {
+    errno.ENOSPC: "the disk is full; free some space, then run the same command again",
+    errno.EDQUOT: "the disk quota is used up; free some space, then run the same command again",
+    errno.EROFS: "the file system is read-only; make it writable, or write somewhere else",
+    errno.EACCES: "permission denied; give this user write access, or write somewhere else",
+    errno.EPERM: "not permitted; give this user write access, or write somewhere else",
+}
+DISK_ERRORS = frozenset(_ADVICE)
+
+
+def disk_error(exc: OSError, path: Path | str | None = None) -> UserError:
+    """One line for an OSError on a file arena writes: the file, the cause, what to do."""
+    where = path if path is not None else exc.filename
+    advice = _ADVICE.get(exc.errno or 0)
+    if advice is None:
+        advice = f"{exc.strerror or exc}; fix that, then run the same command again"
+    return UserError(f"cannot write {where}: {advice} (what was written before is kept)")
+
+
+def write_whole(path: Path, data: bytes) -> None:
+    """Write ``path`` whole or not at all: a temporary name beside it, fsync, rename.
+
+    A full disk or a crash leaves the old file (or none), never a short one.
+    """
+    tmp = path.with_name(f".{path.name}.tmp")  # hidden, and no record's name
+    try:
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o666)
+        try:
+            write_all(fd, data)
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        os.replace(tmp, path)
+    except OSError as exc:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        # Name the file meant, not its temporary name.
+        raise OSError(exc.errno, exc.strerror, str(path)) from None
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+
+
+def write_all(fd: int, data: bytes) -> None:
+    """os.write until every byte is written (a write may be short)."""
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view):]
