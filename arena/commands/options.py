@@ -10,6 +10,7 @@ from typing import Any, TypeVar
 from arena.engine.cards import VARIANTS
 from arena.engine.rules import DEFAULT_TURN_LIMIT
 from arena.errors import UserError
+from arena.files import DISK_ERRORS, disk_error
 from arena.protocol import codec
 from arena.referee.bots import BotSpec, BotSpecError, build_bot, resolve_bots
 
@@ -176,12 +177,17 @@ def run_trio(fn: Callable[..., Awaitable[T]], *args: Any) -> T:
 
     Newer trio wraps what escapes a nursery in an exception group; a
     KeyboardInterrupt or a UserError inside one would otherwise end the
-    command with a traceback instead of its one line.
+    command with a traceback instead of its one line.  So would a full,
+    read-only or foreign disk under a bot's log or scratch folder.
     """
     import trio
 
     try:
         return trio.run(fn, *args)
+    except OSError as exc:
+        if exc.errno in DISK_ERRORS and exc.filename:
+            raise disk_error(exc) from None
+        raise
     except BaseExceptionGroup as group:
         leaves = list(_leaves(group))
         if leaves and all(isinstance(e, KeyboardInterrupt) for e in leaves):
@@ -189,6 +195,10 @@ def run_trio(fn: Callable[..., Awaitable[T]], *args: Any) -> T:
         for leaf in leaves:
             if isinstance(leaf, UserError):
                 raise leaf from None
+        for leaf in leaves:
+            # A bot's log or scratch folder on a full, read-only or foreign disk.
+            if isinstance(leaf, OSError) and leaf.errno in DISK_ERRORS and leaf.filename:
+                raise disk_error(leaf) from None
         raise
 
 

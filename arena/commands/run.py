@@ -34,6 +34,7 @@ from arena.commands.options import (
 from arena.engine.cards import MAX_PLAYERS, MIN_PLAYERS
 from arena.engine.game import GameConfig
 from arena.errors import UserError
+from arena.files import disk_error
 from arena.protocol import codec
 from arena.referee.bots import bot_hash
 from arena.tournament import report as reports
@@ -288,6 +289,9 @@ def rate_and_print(games: list[GameResult], names: list[str],
         print()
         print(reports.render_text(faults))
     if out is not None:
-        md, csv = reports.write_reports(out, games, ratings, title=title, runs=runs,
-                                        times=times)
+        try:
+            md, csv = reports.write_reports(out, games, ratings, title=title, runs=runs,
+                                            times=times)
+        except OSError as exc:
+            raise disk_error(exc) from None
         print(f"\nwritten: {md}, {csv}")

@@ -565,7 +565,10 @@ class BotProcess:
             return
         if data.startswith(b"[arena:") and not self._log_ends_line:
             data = b"\n" + data
-        self._log.write(data)
+        try:
+            self._log.write(data)
+        except OSError as exc:  # a full disk: name the log, for the one line the CLI prints
+            raise OSError(exc.errno, exc.strerror, getattr(self._log, "name", None)) from None
         self._log_ends_line = data.endswith(b"\n")
 
 

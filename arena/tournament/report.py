@@ -20,6 +20,7 @@ from typing import Any, Final
 import attrs
 from tabulate import tabulate
 
+from arena.files import write_whole
 from arena.tournament.ratings import (
     FAULT_KINDS,
     GameResult,
@@ -379,16 +380,13 @@ def write_reports(
     out_dir.mkdir(parents=True, exist_ok=True)
     markdown_path = out_dir / "standings.md"
     csv_path = out_dir / "standings.csv"
-    markdown_path.write_text(
-        standings_markdown(ratings, games, title=title, runs=runs, times=times),
-        encoding="utf-8",
-    )
+    # Whole or not at all: a full disk never leaves a short table behind.
+    write_whole(markdown_path, standings_markdown(ratings, games, title=title, runs=runs,
+                                                  times=times).encode("utf-8"))
     records = standings_records(ratings, games)
     headers = list(records[0]) if records else ["rank", "bot"]
-    csv_path.write_text(
-        render_csv(headers, ([record[h] for h in headers] for record in records)),
-        encoding="utf-8",
-    )
+    write_whole(csv_path, render_csv(headers, ([record[h] for h in headers]
+                                               for record in records)).encode("utf-8"))
     return markdown_path, csv_path
 
 
