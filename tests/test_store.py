@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import gzip
-import os
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -37,7 +37,8 @@ def jsonl(*games: dict) -> bytes:
 def meta(**changes) -> dict:
     base = {"format": FORMAT, "version": VERSION, "bot_args": ["a.py", "b.py"],
             "bots": [{"name": "a", "command": ["a"], "hash": "1"},
-                     {"name": "b", "command": ["b"], "hash": "2"}],
+                     {"name": "b", "command": ["b"], "hash": "2"},
+                     {"name": "c", "command": ["c"], "hash": "3"}],
             "seed": 1, "players": 2, "games": 4, "gauntlet": None, "variant": "ambassador",
             "turn_limit": 1000, "plain_deal": False,
             "limits": {"startup_ms": 1, "decision_ms": 2, "bank_ms": 3, "game_ms": 4},
@@ -101,6 +102,37 @@ def test_a_damaged_middle_line_is_named_and_nothing_is_cut(tmp_path: Path, bad: 
     assert str(path) in message and "line 2" in message
     assert "\n" not in message
     assert path.read_bytes() == data
+
+
+def test_a_game_twice_is_refused_with_both_line_numbers(tmp_path: Path) -> None:
+    path = tmp_path / GAMES
+    data = jsonl(*GAMES_3, GAMES_3[1])
+    path.write_bytes(data)
+    for read in (lambda: read_games(path), lambda: read_games(path, repair=True),
+                 lambda: Store(tmp_path).open(meta())):
+        with pytest.raises(UserError) as caught:
+            read()
+        assert str(caught.value) == (f"{path}, line 4: game 1 of a|b#0 again (it is on line 2 "
+                                     "too); delete one of the two lines, then run again")
+    assert path.read_bytes() == data
+
+
+def test_a_seat_naming_no_bot_of_the_tournament_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / GAMES
+    path.write_bytes(jsonl(GAMES_3[0], game("a|b#0", 1, "b", "mallory"), GAMES_3[2]))
+    assert len(read_games(path)) == 3  # without the names there is nothing to check
+    for read in (lambda: read_games(path, bots=["a", "b", "c"]),
+                 lambda: Store(tmp_path).open(meta())):
+        with pytest.raises(UserError) as caught:
+            read()
+        assert str(caught.value) == (f"{path}, line 2: seat 'mallory' is no bot of this "
+                                     "tournament; fix or delete that line, then run again")
+
+
+def test_a_torn_copy_of_a_game_at_the_end_is_still_only_a_torn_tail(tmp_path: Path) -> None:
+    path = tmp_path / GAMES
+    path.write_bytes(jsonl(*GAMES_3) + jsonl(GAMES_3[2])[:-1])  # a repeat, but no newline
+    assert read_games(path, repair=True, bots=["a", "b", "c"]) == list(GAMES_3)
 
 
 # rewrite_without, append and record numbers

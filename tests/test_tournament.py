@@ -266,6 +266,29 @@ def test_a_damaged_middle_line_stops_the_run_and_changes_nothing(capsys, bots, t
         assert snapshot(out) == before
 
 
+def test_a_game_twice_or_a_stranger_s_seat_is_refused_with_its_line(capsys, bots,
+                                                                    tmp_path) -> None:
+    out = tmp_path / "out"
+    two = [bots["alpha"], bots["beta"]]
+    run_ok(capsys, out, two, "--games", 6, "--seed", 3)
+    good = (out / GAMES).read_bytes()
+    lines = good.splitlines(keepends=True)
+    stranger = json.loads(lines[1])
+    stranger["seats"][stranger["seats"].index("beta")] = "mallory"
+    for damaged, named in [
+        (good + lines[2], "line 7: game"),  # a line written twice counts its game twice
+        (lines[0] + json.dumps(stranger).encode() + b"\n" + b"".join(lines[2:]),
+         "line 2: seat 'mallory' is no bot of this tournament"),
+    ]:
+        (out / GAMES).write_bytes(damaged)
+        before = snapshot(out)
+        for argv in (["run", *two, "--games", 6, "--seed", 3, "--out", out],
+                     ["run", "--resume", out], ["rate", out]):
+            line = refusal(capsys, *argv)
+            assert f"{out / GAMES}, {named}" in line
+            assert snapshot(out) == before
+
+
 def test_a_damaged_tournament_json_gets_one_clear_line(capsys, bots, tmp_path) -> None:
     out = tmp_path / "out"
     two = [bots["alpha"], bots["beta"]]

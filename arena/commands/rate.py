@@ -36,7 +36,8 @@ def run(args: argparse.Namespace) -> int:
         for bot in meta.get("bots", []):
             if bot["name"] not in names:
                 names.append(bot["name"])
-        games += read_results(folder / GAMES, times, run=str(number))
+        games += read_results(folder / GAMES, times, run=str(number),
+                              bots=[bot["name"] for bot in meta["bots"]])
     if not games:
         raise UserError("no games in " + ", ".join(map(str, folders.values())))
     anchor = _anchor(args.anchor)

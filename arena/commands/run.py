@@ -12,7 +12,7 @@ import os
 import secrets
 import sys
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -252,16 +252,19 @@ def run(args: argparse.Namespace) -> int:
 def _report(folder: Path, names: list[str], anchor: tuple[str, float] | None,
             out: Path | None = None) -> None:
     times = reports.DecisionTimes()
-    rate_and_print(read_results(folder / GAMES, times), names, anchor, out or folder,
-                   title=f"Standings: {folder.name}", runs=[read_meta(folder)], times=times)
+    rate_and_print(read_results(folder / GAMES, times, bots=names), names, anchor,
+                   out or folder, title=f"Standings: {folder.name}", runs=[read_meta(folder)],
+                   times=times)
 
 
 def read_results(path: Path, times: reports.DecisionTimes | None = None,
-                 run: str | None = None) -> list[GameResult]:
+                 run: str | None = None,
+                 bots: Collection[str] | None = None) -> list[GameResult]:
     """The games of a games.jsonl as the small values ratings and reports use
     (a game line as a dict takes ten times the memory), their decision times
     added to ``times``.  With ``run``, deal groups are told apart from the
-    same-named groups of other runs."""
+    same-named groups of other runs; with ``bots``, a seat naming none of them
+    is refused."""
     def convert(line: dict[str, Any]) -> GameResult:
         if times is not None:
             times.add(line)
@@ -270,7 +273,7 @@ def read_results(path: Path, times: reports.DecisionTimes | None = None,
             game = attrs.evolve(game, cluster=f"{run}/{game.cluster}")
         return game
 
-    return read_games(path, convert=convert)
+    return read_games(path, convert=convert, bots=bots)
 
 
 def rate_and_print(games: list[GameResult], names: list[str],
