@@ -42,7 +42,7 @@ from arena.engine.record import save
 from arena.engine.rules import DEFAULT_TURN_LIMIT
 from arena.errors import UserError
 from arena.protocol import codec
-from arena.referee.bots import BotSpec
+from arena.referee.bots import BotSpec, file_name
 from arena.referee.lineup import BotHost, open_lineup, start_all
 from arena.referee.match import GameReport, play_game
 from arena.referee.player import BotPlayer, Fault
@@ -141,8 +141,8 @@ async def check_bot(bot: BotSpec, opponents: Sequence[BotSpec], tables: Sequence
     async with open_lineup(limits=limits, process_options=options) as lineup:
 
         def host(spec: BotSpec) -> BotHost:
-            return lineup.host(spec, scratch_dir=run_dir / "scratch" / spec.name,
-                               log_path=run_dir / "logs" / f"{spec.name}.log")
+            return lineup.host(spec, scratch_dir=run_dir / "scratch" / file_name(spec.name),
+                               log_path=run_dir / "logs" / f"{file_name(spec.name)}.log")
 
         checked = host(bot)
         others = [host(spec) for spec in opponents]
@@ -302,8 +302,8 @@ def run(args: argparse.Namespace) -> int:
                 pass  # the report still has the evidence
 
     outcome = run_trio(check_bot, bot, opponents, tables, limits, run_dir, on_game, options)
-    lines, compliant = report_lines(outcome, limits, run_dir / "logs" / f"{bot.name}.log",
-                                    records)
+    log = run_dir / "logs" / f"{file_name(bot.name)}.log"
+    lines, compliant = report_lines(outcome, limits, log, records)
     print()
     print("\n".join(lines))
     return 0 if compliant else 1

@@ -28,7 +28,7 @@ from arena.engine.game import GameConfig
 from arena.engine.record import save
 from arena.errors import UserError
 from arena.protocol import codec
-from arena.referee.bots import BotSpec
+from arena.referee.bots import BotSpec, file_name
 from arena.referee.lineup import open_lineup, start_all
 from arena.referee.match import GameReport, play_game
 from arena.transcript import Transcript
@@ -52,8 +52,9 @@ async def play_once(specs: list[BotSpec], config: GameConfig, seed: int, limits:
                     run_dir: Path, on_event: Callable[[ev.Event], None] | None,
                     options: dict[str, Any] | None = None) -> GameReport:
     async with open_lineup(limits=limits, process_options=options) as lineup:
-        hosts = [lineup.host(spec, scratch_dir=run_dir / "scratch" / spec.name,
-                             log_path=run_dir / "logs" / f"{spec.name}.log") for spec in specs]
+        hosts = [lineup.host(spec, scratch_dir=run_dir / "scratch" / file_name(spec.name),
+                             log_path=run_dir / "logs" / f"{file_name(spec.name)}.log")
+                 for spec in specs]
         seats = await start_all(hosts)
         return await play_game(seats, config, seed, limits, on_event=on_event)
 

@@ -66,6 +66,25 @@ _BAD_NAME: Final = re.compile(r"[/\\\x00-\x1f\x7f]")
 _MAX_NAME: Final = 64
 
 
+# A name used as it is in a file name: plain ASCII, no leading dot ("." and ".."
+# are folders already), short enough for any suffix under NAME_MAX (255 bytes).
+_PLAIN_FILE_NAME: Final = re.compile(r"[A-Za-z0-9_+-][A-Za-z0-9_.+-]{0,63}")
+
+
+def file_name(name: str) -> str:
+    """A bot's name as a file name of its own (its log, its scratch folder).
+
+    A plain name is kept; any other (``..``, spaces, 64 four-byte characters)
+    becomes its plain part and a hash of the whole name, so two bots never
+    share a file and no name reaches outside its folder or past NAME_MAX.
+    """
+    if _PLAIN_FILE_NAME.fullmatch(name):
+        return name
+    plain = re.sub(r"[^A-Za-z0-9_+-]+", "_", name).strip("_")[:32]
+    digest = hashlib.sha256(name.encode("utf-8", "surrogateescape")).hexdigest()[:12]
+    return f"{plain or 'bot'}-{digest}"
+
+
 class BotSpecError(Exception):
     """A bot argument that cannot be turned into a runnable bot.
 

@@ -21,7 +21,7 @@ import trio
 
 from arena.engine.game import GameConfig
 from arena.protocol import codec
-from arena.referee.bots import BotSpec
+from arena.referee.bots import BotSpec, file_name
 from arena.referee.lineup import BotHost, open_lineup, start_all
 from arena.referee.match import GameReport, play_game
 from arena.tournament.schedule import DealGroup, ScheduledGame
@@ -158,9 +158,10 @@ async def run_games(plan: RunPlan, groups: Sequence[DealGroup], done: Iterable[t
             def host(name: str) -> BotHost:
                 found = hosts.pop(name, None)
                 if found is None:
-                    found = lineup.host(specs[name],
-                                        scratch_dir=store.folder / "scratch" / f"{name}.w{wid}",
-                                        log_path=store.folder / LOGS / f"{name}.w{wid}.log")
+                    found = lineup.host(
+                        specs[name],
+                        scratch_dir=store.folder / "scratch" / f"{file_name(name)}.w{wid}",
+                        log_path=store.folder / LOGS / f"{file_name(name)}.w{wid}.log")
                 hosts[name] = found  # most recently used last
                 return found
 
