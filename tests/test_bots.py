@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import hashlib
+import json
 import os
 import shutil
 import subprocess
@@ -11,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from arena.referee.bots import (
+    MAX_HASH_BYTES,
     BotSpecError,
     BuildError,
     bot_hash,
@@ -249,3 +252,65 @@ def test_directory_hash_covers_files_but_not_dot_entries_or_caches(tmp_path: Pat
     # A renamed file is a change even with the same bytes.
     os.rename(directory / "src" / "main.c", directory / "src" / "bot.c")
     assert bot_hash(spec) != first
+
+
+def test_the_hash_of_plain_files_is_what_it_was_so_old_tournaments_resume(tmp_path: Path) -> None:
+    directory = bot_dir(tmp_path, 'run = ["./bot"]\n')
+    write(directory / "src" / "main.c", "int main;\n")
+    expected = hashlib.sha256()
+    for rel, data in [("bot.toml", b'run = ["./bot"]\n'), ("src/main.c", b"int main;\n")]:
+        expected.update(rel.encode() + b"\0" + len(data).to_bytes(8, "big") + data)
+    assert bot_hash(resolve_bot(str(directory))) == expected.hexdigest()
+
+
+def test_a_symlink_counts_by_where_it_points_never_by_what_is_there(tmp_path: Path) -> None:
+    outside = write(tmp_path / "outside" / "secret.txt", "one\n")
+    for n in range(5):
+        write(tmp_path / "outside" / "many" / f"{n}.txt", "x")
+    directory = bot_dir(tmp_path, 'run = ["./bot"]\n')
+    (directory / "secret").symlink_to(outside)
+    (directory / "tree").symlink_to(tmp_path / "outside" / "many")
+    spec = resolve_bot(str(directory))
+    first = bot_hash(spec, max_files=3)  # the linked tree is not walked
+    outside.write_text("two\n")
+    write(tmp_path / "outside" / "many" / "new.txt", "y")
+    assert bot_hash(spec) == first
+    (directory / "secret").unlink()
+    (directory / "secret").symlink_to(tmp_path / "outside" / "many" / "0.txt")
+    assert bot_hash(spec) != first
+
+
+def test_hashing_stops_at_a_cap_on_files_and_bytes_in_one_line(tmp_path: Path) -> None:
+    directory = bot_dir(tmp_path, 'run = ["./bot"]\n')
+    for n in range(3):
+        write(directory / "out" / f"{n}.o", "x" * 100 * (n + 1))
+    spec = resolve_bot(str(directory))
+    bot_hash(spec, max_files=4, max_bytes=700)
+    with pytest.raises(BotSpecError) as info:
+        bot_hash(spec, max_files=3)
+    assert str(info.value) == (f"bot 'greedy': more than 3 files in {directory}, more than arena "
+                               "reads to tell a changed bot; delete build outputs, or move them "
+                               "out of the bot's folder")
+    with pytest.raises(BotSpecError) as info:
+        bot_hash(spec, max_bytes=599)
+    assert str(info.value) == ("bot 'greedy': its files hold 616 bytes, more than the 599 bytes "
+                               "arena reads to tell a changed bot (out/2.o alone is 300 bytes); "
+                               "delete big build outputs, or move them out of the bot's folder")
+
+
+def test_a_build_that_leaves_a_sparse_terabyte_is_refused_at_once(tmp_path: Path) -> None:
+    build = [sys.executable, "-c", "open('big.bin', 'wb').truncate(1 << 40)"]
+    directory = bot_dir(tmp_path, f'run = ["./bot"]\nbuild = {json.dumps(build)}\n')
+    other = write(tmp_path / "other.py", "")
+    try:
+        done = subprocess.run([sys.executable, "-m", "arena", "run", str(directory), str(other),
+                               "--out", str(tmp_path / "out")], cwd=tmp_path, timeout=60,
+                              capture_output=True, text=True, stdin=subprocess.DEVNULL)
+    finally:
+        (directory / "big.bin").unlink(missing_ok=True)
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.splitlines() == [
+        f"arena: bot 'greedy': its files hold 1.0 TB, more than the "
+        f"{MAX_HASH_BYTES / 2**30:.1f} GB arena reads to tell a changed bot (big.bin alone is "
+        "1.0 TB); delete big build outputs, or move them out of the bot's folder"]
+    assert not (tmp_path / "out").exists()

@@ -36,7 +36,7 @@ from arena.engine.game import GameConfig
 from arena.errors import UserError
 from arena.files import disk_error
 from arena.protocol import codec
-from arena.referee.bots import bot_hash
+from arena.referee.bots import MANIFEST, BotSpecError, bot_hash
 from arena.tournament import report as reports
 from arena.tournament.ratings import GameResult, fit_ratings
 from arena.tournament.runner import Progress, RunPlan, run_games
@@ -49,6 +49,7 @@ from arena.tournament.store import (
     VERSION,
     Store,
     differences,
+    is_results_folder,
     read_games,
     read_meta,
 )
@@ -185,7 +186,19 @@ def run(args: argparse.Namespace) -> int:
     anchor = _anchor(args.anchor)
     if anchor is not None and anchor[0] not in names:
         raise UserError(f"--anchor {anchor[0]}: no such bot; the bots are " + ", ".join(names))
-    bots = [{"name": s.name, "command": list(s.argv), "hash": bot_hash(s)} for s in specs]
+    results = Path(os.path.abspath(folder))
+
+    def not_the_bot(path: Path) -> bool:
+        # Results do not count in a bot's hash: this run's, any other run's, and
+        # those of play and check under the bot's own results/ (run from inside it).
+        return (path == results or is_results_folder(path)
+                or (path.name == results_root().name and (path.parent / MANIFEST).is_file()))
+
+    try:
+        bots = [{"name": s.name, "command": list(s.argv), "hash": bot_hash(s, skip=not_the_bot)}
+                for s in specs]
+    except BotSpecError as exc:
+        raise UserError(str(exc)) from None
 
     store = Store(folder)
     # One run writes a folder: a second one, or a --resume, is refused here. Read

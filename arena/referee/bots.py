@@ -32,6 +32,7 @@ import re
 import shlex
 import shutil
 import signal
+import stat
 import subprocess
 import sys
 import tempfile
@@ -64,6 +65,9 @@ _MANIFEST_KEYS: Final = frozenset({"name", "run", "build", "build_timeout"})
 # Names end up in tables and in file names, so keep them to one printable line.
 _BAD_NAME: Final = re.compile(r"[/\\\x00-\x1f\x7f]")
 _MAX_NAME: Final = 64
+# Bounds on what bot_hash reads: well past any real bot, a few seconds of sha256.
+MAX_HASH_FILES: Final = 100_000
+MAX_HASH_BYTES: Final = 2 << 30
 
 
 # A name used as it is in a file name: plain ASCII, no leading dot ("." and ".."
@@ -225,34 +229,98 @@ def build_bot(spec: BotSpec) -> None:
     )
 
 
-def bot_hash(spec: BotSpec) -> str:
+def bot_hash(spec: BotSpec, *, skip: Callable[[Path], bool] = lambda path: False,
+             max_files: int = MAX_HASH_FILES, max_bytes: int = MAX_HASH_BYTES) -> str:
     """A sha256 (hex) over the bot's files, so a tournament can notice a changed bot.
 
     For a file bot: that file. For a directory bot: every regular file under it,
-    sorted by relative path, skipping entries whose name starts with ``.`` and
-    ``__pycache__`` directories; symlinked directories are not followed. Build
-    outputs in the directory count too, so hash before building for a hash of
-    the sources alone. Each file contributes its relative path, size and bytes.
+    sorted by relative path, skipping entries whose name starts with ``.``,
+    ``__pycache__`` directories and the directories ``skip`` names (results
+    folders). A symbolic link is never followed: it counts by where it points.
+    Build outputs in the directory count too, so hash before building for a
+    hash of the sources alone. Each file contributes its relative path, size
+    and bytes. More than ``max_files`` files or ``max_bytes`` bytes raise
+    ``BotSpecError`` before a byte is read (a build may leave a sparse 1 TB file).
     """
-    digest = hashlib.sha256()
     if spec.path.is_dir():
-        files = []
-        for root, dirs, names in os.walk(spec.path):
-            dirs[:] = [d for d in dirs if not d.startswith(".") and d != "__pycache__"]
-            for name in names:
-                full = Path(root, name)
-                if not name.startswith(".") and full.is_file():
-                    files.append((full.relative_to(spec.path).as_posix(), full))
-        files.sort()
+        entries = _bot_files(spec, skip, max_files)
     else:
-        files = [(spec.path.name, spec.path)]
-    for rel, full in files:
+        entries = [(spec.path.name, spec.path, spec.path.stat().st_size, None)]
+    total = sum(size for _, _, size, _ in entries)
+    if total > max_bytes:
+        rel, _, size, _ = max(entries, key=lambda entry: entry[2])
+        raise BotSpecError(
+            f"bot {spec.name!r}: its files hold {_size(total)}, more than the {_size(max_bytes)} "
+            f"arena reads to tell a changed bot ({rel} alone is {_size(size)}); delete big "
+            "build outputs, or move them out of the bot's folder"
+        )
+    digest = hashlib.sha256()
+    for rel, full, size, target in entries:
         digest.update(rel.encode("utf-8", "surrogateescape") + b"\0")
-        digest.update(full.stat().st_size.to_bytes(8, "big"))
-        with open(full, "rb") as f:
-            while chunk := f.read(1 << 16):
+        if target is not None:  # a link: where it points (no file is that big)
+            digest.update(b"\xff" * 8 + target.encode("utf-8", "surrogateescape"))
+            continue
+        digest.update(size.to_bytes(8, "big"))
+        # No following a link swapped in since, no waiting on a FIFO; never past the size seen.
+        flags = os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC
+        fd = os.open(full, flags if full == spec.path else flags | os.O_NOFOLLOW)
+        with open(fd, "rb") as f:
+            left = size
+            while left > 0 and (chunk := f.read(min(left, 1 << 16))):
                 digest.update(chunk)
+                left -= len(chunk)
     return digest.hexdigest()
+
+
+def _bot_files(spec: BotSpec, skip: Callable[[Path], bool],
+               max_files: int) -> list[tuple[str, Path, int, str | None]]:
+    """(relative path, path, size, link target or None) of a folder bot's files, sorted."""
+    found: list[tuple[str, Path, int, str | None]] = []
+    for root, dirs, names in os.walk(spec.path):
+        kept = []
+        for d in dirs:
+            full = Path(root, d)
+            if d.startswith(".") or d == "__pycache__":
+                continue
+            if full.is_symlink():
+                names.append(d)  # counted as a link below, never walked into
+            elif not skip(full):
+                kept.append(d)
+        dirs[:] = kept
+        for name in names:
+            full = Path(root, name)
+            if name.startswith("."):
+                continue
+            try:
+                info = full.lstat()
+            except FileNotFoundError:
+                continue
+            if stat.S_ISLNK(info.st_mode):
+                entry = (full, 0, os.readlink(full))
+            elif stat.S_ISREG(info.st_mode):
+                entry = (full, info.st_size, None)
+            else:
+                continue  # FIFOs, sockets, devices: nothing to read
+            found.append((full.relative_to(spec.path).as_posix(), *entry))
+            if len(found) > max_files:
+                raise BotSpecError(
+                    f"bot {spec.name!r}: more than {max_files} files in {spec.path}, more than "
+                    "arena reads to tell a changed bot; delete build outputs, or move them "
+                    "out of the bot's folder"
+                )
+    found.sort()
+    return found
+
+
+def _size(n: int) -> str:
+    if n < 1024:
+        return f"{n} bytes"
+    value = float(n)
+    for unit in ("KB", "MB", "GB"):
+        value /= 1024
+        if value < 1024:
+            return f"{value:.1f} {unit}"
+    return f"{value / 1024:.1f} TB"
 
 
 def _interpreter(arg: str, ext: str) -> tuple[str, ...]:

@@ -108,6 +108,11 @@ def read_games(path: Path, *, repair: bool = False,
     return games
 
 
+def is_results_folder(path: Path) -> bool:
+    """A folder arena run writes or wrote: it holds a tournament.json or a games.jsonl."""
+    return (path / TOURNAMENT).is_file() or (path / GAMES).is_file()
+
+
 def _is_game(game: object) -> bool:
     return (isinstance(game, dict) and isinstance(game.get("group"), str)
             and isinstance(game.get("index"), int) and isinstance(game.get("seats"), list)
