@@ -399,6 +399,31 @@ def test_a_changed_bot_is_refused_unless_its_games_are_played_again(capsys, tmp_
 # The schedule as played
 
 
+def test_run_from_inside_a_folder_bot_resumes_its_own_results(capsys, monkeypatch, bots,
+                                                              tmp_path) -> None:
+    me = tmp_path / "me"
+    me.mkdir()
+    shutil.copyfile(DET_BOT, me / "me.py")
+    (me / "bot.toml").write_text(f'run = ["{sys.executable}", "./me.py"]\n')
+    monkeypatch.chdir(me)  # arena run . writes under ./results, inside the bot
+    run_ok(capsys, Path("results") / "first", [".", bots["alpha"]], "--games", 2, "--seed", 1)
+    # Another run's results, and play's, in the bot folder: none of them is the bot.
+    run_ok(capsys, Path("elsewhere"), [".", bots["beta"]], "--games", 2, "--seed", 1)
+    status, _, err = arena(capsys, "play", ".", bots["beta"], "--seed", 1, "--quiet")
+    assert status == 0, err
+    assert (me / "results" / "play").is_dir() and (me / "elsewhere" / GAMES).is_file()
+    for again in (["run", "--resume", "results/first"],
+                  ["run", ".", bots["alpha"], "--games", 2, "--seed", 1, "--out",
+                   "results/first"]):
+        status, _, err = arena(capsys, *again)
+        assert status == 0, err
+        assert "2 games (2 already played)" in err
+    # The bot's own files still count.
+    (me / "me.py").write_text((me / "me.py").read_text() + "# changed\n")
+    line = refusal(capsys, "run", "--resume", "results/first")
+    assert "bot(s) me changed" in line
+
+
 def test_heads_up_deals_are_played_twice_with_seats_swapped(capsys, bots, tmp_path) -> None:
     three = [bots["alpha"], bots["beta"], bots["gamma"]]
     run_ok(capsys, tmp_path, three, "--games", 5, "--seed", 6)
