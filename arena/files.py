@@ -34,7 +34,9 @@ def write_whole(path: Path, data: bytes) -> None:
 
     A full disk or a crash leaves the old file (or none), never a short one.
     """
-    tmp = path.with_name(f".{path.name}.tmp")  # hidden, and no record's name
+    # Hidden, no record's name, and one per process (arena rate --out may write
+    # the standings a run writes too).
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     try:
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o666)
         try:
