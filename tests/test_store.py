@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import gzip
 import json
 import os
@@ -9,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+import arena.files
 from arena.engine.record import GameRecord
 from arena.errors import UserError
 from arena.tournament.store import (
@@ -309,3 +311,28 @@ def test_one_writer_at_a_time_and_close_lets_the_folder_go(tmp_path: Path) -> No
     first.close()
     assert second.open(meta()) == []
     second.close()
+
+
+# Writes cut short
+
+def test_a_record_cut_short_by_a_full_disk_is_not_left_behind(tmp_path: Path,
+                                                              monkeypatch) -> None:
+    folder = tmp_path / "t"
+    store = Store(folder)
+    store.open(meta())
+    store.append(dict(GAMES_3[0]), GameRecord(decisions=()))
+    before = (folder / GAMES).read_bytes()
+
+    def half_then_full(fd: int, data: bytes) -> None:
+        os.write(fd, data[: len(data) // 2])
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    monkeypatch.setattr(arena.files, "write_all", half_then_full)
+    with pytest.raises(UserError) as caught:
+        store.append(dict(GAMES_3[1]), GameRecord(decisions=((0, "income"),)))
+    assert str(caught.value) == (f"cannot write {folder / RECORDS / '000002.json.gz'}: the disk "
+                                 "is full; free some space, then run the same command again "
+                                 "(what was written before is kept)")
+    store.close()
+    assert sorted(p.name for p in (folder / RECORDS).iterdir()) == ["000001.json.gz"]
+    assert (folder / GAMES).read_bytes() == before
