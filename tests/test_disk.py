@@ -194,6 +194,16 @@ def test_no_permission_on_records_stops_in_one_line_and_the_rerun_completes(
     assert lines(res) == before
     assert len(list((res / RECORDS).iterdir())) == 2
 
+    (res / "tournament.json").chmod(0o000)
+    done = bwrap(["--unshare-user", "--uid", "4242", "--gid", "4242"],
+                 f"{arena_line(['rate', str(res)])} 2> rate.err; echo $? > rate.status", tmp_path)
+    assert done.returncode == 0, done.stderr
+    line = the_one_line(int((tmp_path / "rate.status").read_text()),
+                        (tmp_path / "rate.err").read_text())
+    assert line == (f"arena: {res}/tournament.json: cannot read it (Permission denied); give "
+                    "this user read access, then run again")
+
+    (res / "tournament.json").chmod(0o644)
     (res / RECORDS).chmod(0o755)
     done = run(tmp_path, late)
     assert done.returncode == 0, done.stderr

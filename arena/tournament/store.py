@@ -126,7 +126,10 @@ def read_meta(folder: Path) -> dict[str, Any]:
     except FileNotFoundError:
         raise UserError(f"{folder}: no {TOURNAMENT} here; is this a folder made by "
                         f"'arena run'?") from None
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+    except OSError as exc:
+        raise UserError(f"{path}: cannot read it ({exc.strerror}); give this user read "
+                        "access, then run again") from None
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise UserError(f"{path}: damaged ({exc}); restore it, or start a new run with "
                         f"another --out") from None
     if not isinstance(meta, dict) or meta.get("format") != FORMAT:
