@@ -198,10 +198,15 @@ def test_resume_after_sigkill_loses_and_repeats_nothing(capsys, tmp_path: Path) 
 
 def test_a_second_run_into_a_folder_in_use_is_refused_and_kill_9_frees_it(
         capsys, tmp_path: Path) -> None:
-    two = copy_bots(tmp_path / "lockbots", "alpha", "beta")
+    alpha, beta = copy_bots(tmp_path / "lockbots", "alpha", "beta")
+    built = tmp_path / "lockbots" / "built"
+    (tmp_path / "lockbots" / "bot.toml").write_text(
+        f'name = "beta"\nrun = ["{sys.executable}", "./beta.py"]\n'
+        f'build = ["{sys.executable}", "-c", "open(\'{built}\', \'a\').write(\'x\')"]\n')
     out = tmp_path / "out"
     # More games than it can play before it is killed, however fast the machine.
-    argv = ["run", *two, "--games", "5000", "--seed", "5", "--out", str(out)]
+    argv = ["run", alpha, str(tmp_path / "lockbots"), "--games", "5000", "--seed", "5",
+            "--out", str(out)]
     with open(tmp_path / "stderr.txt", "wb") as log:
         proc = subprocess.Popen([sys.executable, "-m", "arena", *argv], cwd=tmp_path,
                                 stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=log,
@@ -211,6 +216,7 @@ def test_a_second_run_into_a_folder_in_use_is_refused_and_kill_9_frees_it(
             for again in (argv, ["run", "--resume", str(out)]):
                 line = refusal(capsys, *again)
                 assert f"{out} is in use by another arena run (pid {proc.pid})" in line
+            assert built.read_text() == "x", "refused, yet it built the bots of the run going on"
             # A reader takes no lock: rate shows the games finished so far.
             status, stdout, err = arena(capsys, "rate", out)
             assert status == 0, err

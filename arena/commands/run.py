@@ -177,34 +177,38 @@ def run(args: argparse.Namespace) -> int:
     if len(bot_args) < max(2, options["players"]):
         raise UserError(f"arena run: {len(bot_args)} bot(s) given; a tournament needs at least "
                         f"{max(2, options['players'])}")
-    proc_options = process_options(options["resources"])  # --sandbox checked before builds
-    specs = prepare_bots(bot_args)
-    names = [spec.name for spec in specs]
-    if options["gauntlet"] is not None and options["gauntlet"] not in names:
-        raise UserError(f"--gauntlet {options['gauntlet']}: no such bot; the bots are "
-                        + ", ".join(names))
-    anchor = _anchor(args.anchor)
-    if anchor is not None and anchor[0] not in names:
-        raise UserError(f"--anchor {anchor[0]}: no such bot; the bots are " + ", ".join(names))
-    results = Path(os.path.abspath(folder))
-
-    def not_the_bot(path: Path) -> bool:
-        # Results do not count in a bot's hash: this run's, any other run's, and
-        # those of play and check under the bot's own results/ (run from inside it).
-        return (path == results or is_results_folder(path)
-                or (path.name == results_root().name and (path.parent / MANIFEST).is_file()))
-
-    try:
-        bots = [{"name": s.name, "command": list(s.argv), "hash": bot_hash(s, skip=not_the_bot)}
-                for s in specs]
-    except BotSpecError as exc:
-        raise UserError(str(exc)) from None
-
     store = Store(folder)
-    # One run writes a folder: a second one, or a --resume, is refused here. Read
-    # again under the lock what was read before it, in case a run ended meanwhile.
-    store.lock()
+    if folder.is_dir():
+        store.lock()  # before the builds: a run going on there is refused before they start
     try:
+        proc_options = process_options(options["resources"])  # --sandbox checked before builds
+        specs = prepare_bots(bot_args)
+        names = [spec.name for spec in specs]
+        if options["gauntlet"] is not None and options["gauntlet"] not in names:
+            raise UserError(f"--gauntlet {options['gauntlet']}: no such bot; the bots are "
+                            + ", ".join(names))
+        anchor = _anchor(args.anchor)
+        if anchor is not None and anchor[0] not in names:
+            raise UserError(f"--anchor {anchor[0]}: no such bot; the bots are "
+                            + ", ".join(names))
+        results = Path(os.path.abspath(folder))
+
+        def not_the_bot(path: Path) -> bool:
+            # Results do not count in a bot's hash: this run's, any other run's, and
+            # those of play and check under the bot's own results/ (run from inside it).
+            return (path == results or is_results_folder(path)
+                    or (path.name == results_root().name
+                        and (path.parent / MANIFEST).is_file()))
+
+        try:
+            bots = [{"name": s.name, "command": list(s.argv),
+                     "hash": bot_hash(s, skip=not_the_bot)} for s in specs]
+        except BotSpecError as exc:
+            raise UserError(str(exc)) from None
+
+        # One run writes a folder: a second one, or a --resume, is refused here. Read
+        # again under the lock what was read before it, in case a run ended meanwhile.
+        store.lock()
         if _read_meta_if_any(folder) != meta:
             raise UserError(f"{folder} changed while this run started (another run?); "
                             "run the command again")
