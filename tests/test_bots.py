@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import json
 import os
@@ -314,3 +315,23 @@ def test_a_build_that_leaves_a_sparse_terabyte_is_refused_at_once(tmp_path: Path
         f"{MAX_HASH_BYTES / 2**30:.1f} GB arena reads to tell a changed bot (big.bin alone is "
         "1.0 TB); delete big build outputs, or move them out of the bot's folder"]
     assert not (tmp_path / "out").exists()
+
+
+def test_an_unreadable_file_in_a_bot_folder_is_one_line(tmp_path: Path,
+                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    directory = bot_dir(tmp_path, 'run = ["./bot"]\n')
+    os.mkfifo(directory / "pipe")  # not a file to read: skipped, never waited on
+    bot_hash(resolve_bot(str(directory)))
+    secret = write(directory / "secret.key", "k", mode=0o000)
+    real_open = os.open
+
+    def open_as_nobody(path, flags, *args):  # root would read it anyway
+        if Path(path) == secret:
+            raise PermissionError(errno.EACCES, os.strerror(errno.EACCES), str(path))
+        return real_open(path, flags, *args)
+
+    monkeypatch.setattr(os, "open", open_as_nobody)
+    with pytest.raises(BotSpecError) as info:
+        bot_hash(resolve_bot(str(directory)))
+    assert str(info.value) == (f"bot 'greedy': cannot read {secret} (Permission denied); make "
+                               "it readable, or move it out of the bot's folder")

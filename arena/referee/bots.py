@@ -263,12 +263,16 @@ def bot_hash(spec: BotSpec, *, skip: Callable[[Path], bool] = lambda path: False
         digest.update(size.to_bytes(8, "big"))
         # No following a link swapped in since, no waiting on a FIFO; never past the size seen.
         flags = os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC
-        fd = os.open(full, flags if full == spec.path else flags | os.O_NOFOLLOW)
-        with open(fd, "rb") as f:
-            left = size
-            while left > 0 and (chunk := f.read(min(left, 1 << 16))):
-                digest.update(chunk)
-                left -= len(chunk)
+        try:
+            fd = os.open(full, flags if full == spec.path else flags | os.O_NOFOLLOW)
+            with open(fd, "rb") as f:
+                left = size
+                while left > 0 and (chunk := f.read(min(left, 1 << 16))):
+                    digest.update(chunk)
+                    left -= len(chunk)
+        except OSError as exc:
+            raise BotSpecError(f"bot {spec.name!r}: cannot read {full} ({exc.strerror}); make "
+                               "it readable, or move it out of the bot's folder") from None
     return digest.hexdigest()
 
 
