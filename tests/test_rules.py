@@ -19,6 +19,7 @@ from arena.engine import events as ev
 from arena.engine.decisions import Decision
 from arena.engine.errors import GameOverError, IllegalDecision
 from arena.engine.game import Game, GameConfig, Setup
+from arena.engine.observer import view
 from arena.engine.record import GameRecord, replay
 
 S3_HANDS = (("duke", "captain"), ("assassin", "contessa"), ("ambassador", "duke"))
@@ -644,6 +645,12 @@ def test_two_player_draft(variant: str, five: set[str]) -> None:
     assert len(game.out_of_game) == 8
     everything = Counter([*game.hands[0], *game.hands[1], *game.court, *game.out_of_game])
     assert everything == Counter({card: 3 for card in five})
+    # The cards each seat saw and did not pick are out of the game for good (RULES.md,
+    # "Counting cards in the draft"): in play stay one copy of each character, plus
+    # the copy each seat picked.
+    assert Counter(game.out_of_game) == Counter(five) + Counter(five) - Counter(["duke", "captain"])
+    in_play = Counter([*game.hands[0], *game.hands[1], *game.court])
+    assert in_play == Counter(five) + Counter(["duke", "captain"])
     assert game.request is not None and game.request.kind == "action"
 
 
@@ -715,3 +722,77 @@ def test_stop_ends_the_game_with_the_survivors_tied_and_replays():
         game.stop("time_cap")
     again = replay(GameRecord.from_json(GameRecord.of(game, config, 5).to_json()))
     assert again.events == game.events and again.result == game.result
+
+
+# -- answers RULES.md and protocol.md give a bot author (issue 10) -----------------
+
+FOUR_HANDS = (("duke", "captain"), ("assassin", "contessa"), ("duke", "ambassador"),
+              ("captain", "contessa"))
+FOUR_COURT = ("assassin", "ambassador", "captain", "duke", "contessa", "assassin", "ambassador")
+
+
+def test_several_challenges_of_a_block_the_first_clockwise_from_the_blocker_counts() -> None:
+    game = rigged(FOUR_HANDS, FOUR_COURT)
+    play(game, (0, "foreign_aid"), (1, "pass"), (2, "block:duke"), (3, "pass"))
+    assert game.request is not None and game.request.kind == "challenge"
+    assert game.request.seats == (3, 0, 1)  # clockwise from the blocker, not the actor
+    start = len(game.events)
+    play(game, (1, "challenge"), (0, "pass"), (3, "challenge"))
+    new = game.events[start:]
+    # Seat 3 is the challenger; seat 1's challenge is void and leaves no event.
+    assert [e for e in new if isinstance(e, ev.Challenged)] == [ev.Challenged(3, 2, "duke")]
+    assert ev.ClaimProven(2, "duke") in new
+    assert game.request is not None and game.request.kind == "lose"
+    assert game.request.seats == (3,)
+    assert game.hands[1] == ["assassin", "contessa"]
+
+
+def test_several_blocks_of_foreign_aid_the_first_clockwise_from_the_actor_counts() -> None:
+    game = rigged(FOUR_HANDS, FOUR_COURT, first=1)
+    start = len(game.events)
+    play(game, (1, "foreign_aid"), (0, "block:duke"), (2, "pass"), (3, "block:duke"))
+    new = game.events[start:]
+    assert [e for e in new if isinstance(e, ev.Blocked)] == [ev.Blocked(3, "duke", 1)]
+    assert game.request is not None and game.request.kind == "challenge"
+    assert game.request.seats == (0, 1, 2)  # the void blocker 0 may challenge the block
+
+
+@pytest.mark.parametrize(
+    ("hand", "revealed", "expected"),
+    [
+        (("inquisitor",), ("duke",), ["keep:assassin", "keep:inquisitor"]),
+        (("inquisitor", "duke"), (), ["keep:assassin,duke", "keep:assassin,inquisitor",
+                                      "keep:duke,inquisitor"]),
+    ],
+)
+def test_inquisitor_exchange_keeps_as_many_as_were_face_down(
+    hand: tuple[str, ...], revealed: tuple[str, ...], expected: list[str]
+) -> None:
+    game = rigged((hand, *IQ_HANDS[1:]), IQ_COURT, revealed=(revealed, (), ()),
+                  variant="inquisitor")
+    play(game, (0, "exchange"))
+    pass_rest(game)
+    assert sorted(tokens(game.legal(0))) == expected
+
+
+def test_examine_of_a_last_card_show_then_force_then_the_swap() -> None:
+    game = rigged((IQ_HANDS[0], ("captain",), IQ_HANDS[2]), IQ_COURT,
+                  revealed=((), ("contessa",), ()), variant="inquisitor")
+    play(game, (0, "examine:1"))
+    pass_rest(game)
+    # One card face down: the show is still asked, with one answer.
+    assert game.request is not None and game.request.kind == "show"
+    assert tokens(game.legal(1)) == ["show:captain"]
+    play(game, (1, "show:captain"))
+    # The examiner gets examine_shown first, then the force request.
+    shown = game.events[-1]
+    assert shown == ev.ExamineShown(0, 1, "captain")
+    assert game.request is not None and game.request.kind == "force"
+    assert game.request.seats == (0,)
+    assert view(shown, 1).card == "captain" and view(shown, 2).card is None
+    start = len(game.events)
+    play(game, (0, "force:yes"))
+    new = game.events[start:]
+    assert new[:2] == [ev.ExamineDecided(0, 1, True), ev.CardDrawn(1, "assassin")]
+    assert view(new[1], 1).card == "assassin" and view(new[1], 2).card is None
+    assert game.hands[1] == ["assassin"]
