@@ -192,6 +192,24 @@ def test_build_runs_in_the_bot_directory_before_the_bot(tmp_path: Path) -> None:
     assert result.stdout == "built bot\n"
 
 
+def test_run_may_name_what_the_build_creates(tmp_path: Path) -> None:
+    # As `javac -d classes` then `java -cp classes Bot`: "classes" does not exist
+    # until the build has run, and the bot runs in another directory.
+    directory = bot_dir(
+        tmp_path,
+        'run = ["bash", "out/bot.sh", "--data", "made.txt"]\n'
+        'build = ["bash", "-c", "mkdir -p out && echo \'cat \\"$2\\"\' > out/bot.sh '
+        '&& echo made > made.txt"]\n',
+    )
+    spec = build_bot(resolve_bot(str(directory)))
+    assert spec.argv[1:] == (str(directory / "out/bot.sh"), "--data",
+                             str(directory / "made.txt"))
+    elsewhere = tmp_path / "scratch"
+    elsewhere.mkdir()
+    result = subprocess.run(spec.argv, cwd=elsewhere, capture_output=True, text=True, check=True)
+    assert result.stdout == "made\n"
+
+
 def test_failed_build_shows_the_tail_of_its_output(tmp_path: Path) -> None:
     directory = bot_dir(
         tmp_path,

@@ -142,3 +142,19 @@ def test_a_bad_game_count_is_one_line(games: str, capsys: pytest.CaptureFixture[
 def test_the_example_bots_are_where_check_looks() -> None:
     assert check.example_bots_dir() == ROOT / "example_bots"
     assert all((ROOT / "example_bots" / name).is_file() for name in check.OPPONENTS)
+
+
+def test_a_bot_whose_run_names_what_its_build_creates_passes_the_first_time(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    # As javac -d classes / java -cp classes Bot: `made` exists only after the build.
+    folder = tmp_path / "built"
+    folder.mkdir()
+    (folder / "src.sh").write_text((ROOT / "example_bots" / "bash_random.sh").read_text())
+    (folder / "bot.toml").write_text(
+        'build = ["bash", "-c", "mkdir -p made && cp src.sh made/bot.sh"]\n'
+        'run = ["bash", "made/bot.sh"]\n')
+    monkeypatch.chdir(tmp_path)
+    status, out, err = arena_check(capsys, folder, "--games", 1, "--seed", 7)
+    assert status == 0, out + err
+    assert "Verdict: OK" in out

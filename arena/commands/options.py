@@ -96,8 +96,7 @@ def prepare_bots(args: Sequence[str], *, build: bool = True) -> list[BotSpec]:
     try:
         specs = resolve_bots(args)
         if build:
-            for spec in specs:
-                build_bot(spec)
+            specs = [build_bot(spec) for spec in specs]
     except BotSpecError as exc:
         raise UserError(str(exc)) from None
     return specs

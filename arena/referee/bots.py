@@ -19,7 +19,8 @@ Paths in ``run`` and ``build`` are made absolute against the bot directory, sinc
 the bot runs in its own scratch directory: the command (first element) when it
 contains a ``/`` (a bare name is looked up on PATH, as a shell would), and any
 later element that starts with ``./`` or ``../`` or names an entry that exists in
-the bot directory. Write ``./out/bot`` for a file that only the build creates.
+the bot directory. ``run`` is resolved again after the build (``build_bot``), so
+it may name what the build creates (``run = ["java", "-cp", "classes", "Bot"]``).
 
 Bad input raises ``BotSpecError`` with one line naming the bot and what to do.
 """
@@ -116,6 +117,8 @@ class BotSpec:
     workdir: Path
     build: tuple[str, ...] | None = None
     build_timeout: float = DEFAULT_BUILD_TIMEOUT
+    # The manifest's ``run`` as written, resolved again once the build has run.
+    run: tuple[str, ...] | None = None
 
 
 def resolve_bot(arg: str) -> BotSpec:
@@ -175,8 +178,11 @@ def build_env() -> dict[str, str]:
     return env
 
 
-def build_bot(spec: BotSpec) -> None:
+def build_bot(spec: BotSpec) -> BotSpec:
     """Run the bot's build command (if any) in its directory, or raise ``BuildError``.
+
+    Returns the spec to run: its ``run`` paths resolved now that the build's
+    outputs exist.
 
     The build gets its own process group, which is killed when the build ends or
     times out, so helpers it leaves behind (or a hung compiler) go with it.
@@ -184,7 +190,7 @@ def build_bot(spec: BotSpec) -> None:
     bounded and a leftover process holding a pipe cannot stall us.
     """
     if spec.build is None:
-        return
+        return spec
     command = shlex.join(spec.build)
     with tempfile.TemporaryFile() as out:
         try:
@@ -213,7 +219,7 @@ def build_bot(spec: BotSpec) -> None:
             status = proc.wait()
             _kill_group(proc.pid, wait=_GROUP_WAIT)
         if not timed_out and status == 0:
-            return
+            return _resolve_run(spec)
         tail = _tail(out, BUILD_TAIL_LINES)
     if timed_out:
         problem = (
@@ -377,7 +383,17 @@ def _resolve_dir(arg: str, path: Path) -> BotSpec:
     timeout = data.get("build_timeout", DEFAULT_BUILD_TIMEOUT)
     if isinstance(timeout, bool) or not isinstance(timeout, int | float) or not timeout > 0:
         raise bad("`build_timeout` must be a positive number of seconds")
-    return BotSpec(name, path, run, path, build, float(timeout))
+    return BotSpec(name, path, run, path, build, float(timeout), tuple(data["run"]))
+
+
+def _resolve_run(spec: BotSpec) -> BotSpec:
+    if spec.run is None:
+        return spec
+
+    def bad(problem: str) -> BotSpecError:
+        return BotSpecError(f"bot {spec.name!r}: {MANIFEST}: {problem}")
+
+    return attrs.evolve(spec, argv=_command(list(spec.run), "run", spec.workdir, bad))
 
 
 def _command(
