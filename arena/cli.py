@@ -92,6 +92,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         parser = _build_parser()
         args = parser.parse_args(argv)
+        args.argv = list(sys.argv[1:] if argv is None else argv)  # as typed, for the record
         if not getattr(args, "func", None):
             parser.print_help()
             return 2

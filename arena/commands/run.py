@@ -13,6 +13,7 @@ import secrets
 import sys
 import time
 from collections.abc import Collection, Mapping, Sequence
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -37,6 +38,7 @@ from arena.errors import UserError
 from arena.files import disk_error
 from arena.protocol import codec
 from arena.referee.bots import MANIFEST, BotSpecError, bot_hash
+from arena.referee.preflight import build_all, handshake_all
 from arena.tournament import report as reports
 from arena.tournament.ratings import GameResult, fit_ratings
 from arena.tournament.runner import Progress, RunPlan, run_games
@@ -45,6 +47,7 @@ from arena.tournament.store import (
     FORMAT,
     GAMES,
     IDENTITY,
+    LOGS,
     TOURNAMENT,
     VERSION,
     Store,
@@ -81,6 +84,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--replay-changed", action="store_true",
                    help="play again the games of bots whose files changed since")
     p.add_argument("--anchor", metavar="BOT=ELO", help="fix one bot's rating (default: mean 1500)")
+    p.add_argument("--allow-broken", action="store_true",
+                   help="play even if a bot fails its build or its start-up check before "
+                        "the first game (its games are forfeits)")
     add_game_options(p)
     add_time_options(p)
     add_limit_options(p)
@@ -154,11 +160,17 @@ def run(args: argparse.Namespace) -> int:
         folder = args.resume
         meta = read_meta(folder)
         bot_args = meta["bot_args"]
+        lost = [arg for arg in bot_args if not os.path.exists(arg)]
+        if lost:
+            raise UserError(f"{folder}: bot {lost[0]} not found from here; bot paths are "
+                            "stored as given, so resume from the folder the tournament was "
+                            "started in")
         options = {key: meta[key] for key in IDENTITY}
     else:
         options = _options(args)
-        # Absolute, so that --resume works from any directory.
-        bot_args = [os.path.abspath(arg) for arg in args.bots]
+        # As given (relative to where the command ran): a results folder names no
+        # path of the machine that made it.
+        bot_args = list(args.bots)
         folder = args.out or results_root() / time.strftime("%Y%m%d-%H%M%S")
         meta = _read_meta_if_any(folder)
         if meta is None and _has_games(folder):
@@ -175,14 +187,17 @@ def run(args: argparse.Namespace) -> int:
     if options["seed"] is None:
         options["seed"] = secrets.randbelow(2**63)
     if len(bot_args) < max(2, options["players"]):
-        raise UserError(f"arena run: {len(bot_args)} bot(s) given; a tournament needs at least "
+        raise UserError(f"arena run: {_bots(len(bot_args))} given; a tournament needs at least "
                         f"{max(2, options['players'])}")
     store = Store(folder)
     if folder.is_dir():
         store.lock()  # before the builds: a run going on there is refused before they start
     try:
         proc_options = process_options(options["resources"])  # --sandbox checked before builds
-        specs = prepare_bots(bot_args)
+        concurrency = getattr(args, "concurrency", 1)
+        allow_broken = getattr(args, "allow_broken", False)
+        specs, refusals = run_trio(partial(build_all, prepare_bots(bot_args, build=False),
+                                           concurrency=concurrency, say=_say))
         names = [spec.name for spec in specs]
         if options["gauntlet"] is not None and options["gauntlet"] not in names:
             raise UserError(f"--gauntlet {options['gauntlet']}: no such bot; the bots are "
@@ -201,7 +216,7 @@ def run(args: argparse.Namespace) -> int:
                         and (path.parent / MANIFEST).is_file()))
 
         try:
-            bots = [{"name": s.name, "command": list(s.argv),
+            bots = [{"name": s.name, "command": _portable(s.argv),
                      "hash": bot_hash(s, skip=not_the_bot)} for s in specs]
         except BotSpecError as exc:
             raise UserError(str(exc)) from None
@@ -217,23 +232,21 @@ def run(args: argparse.Namespace) -> int:
             old = {bot["name"]: bot for bot in meta["bots"]}
             missing = [name for name in old if name not in names]
             if missing:
-                raise UserError(f"{folder}: bot(s) {', '.join(missing)} played in this "
-                                "tournament but are not given now; give every bot again, or "
-                                "use another --out")
+                raise UserError(f"{folder}: {_named(missing)} played in this tournament but "
+                                f"{'is' if len(missing) == 1 else 'are'} not given now; give "
+                                "every bot again, or use another --out")
             changed = [b["name"] for b in bots if b["name"] in old and old[b["name"]]["hash"]
                        != b["hash"]]
             if changed and not args.replay_changed:
-                raise UserError(f"bot(s) {', '.join(changed)} changed since their games in "
-                                f"{folder} were played; pass --replay-changed to play their "
-                                "games again")
+                its = "its" if len(changed) == 1 else "their"
+                raise UserError(f"{_named(changed)} changed since {its} games in {folder} were "
+                                f"played; pass --replay-changed to play {its} games again")
             replay = changed
+        # The command that made the folder stays: a resume or a late entry only adds games.
+        typed = getattr(args, "argv", sys.argv[1:])
+        command = meta["command"] if meta is not None else ["arena", *typed]
         meta_out = {"format": FORMAT, "version": VERSION, "arena": __version__,
-                    "command": sys.argv, "bot_args": bot_args, **options, "bots": bots}
-        if replay:
-            print(f"playing again the games of {', '.join(replay)}: "
-                  f"{store.rewrite_without(replay)} games dropped", file=sys.stderr)
-        # Only the keys are kept: a resumed run must not hold every old game in memory.
-        done_keys = {(g["group"], g["index"]) for g in store.open(meta_out)}
+                    "command": command, "bot_args": bot_args, **options, "bots": bots}
 
         limits = codec.Limits.from_json(options["limits"])  # checked: by argparse or read_meta
         config = GameConfig(options["players"], options["variant"],
@@ -244,9 +257,40 @@ def run(args: argparse.Namespace) -> int:
         except ValueError as exc:
             raise UserError(f"arena run: {exc}") from None
         total = sum(len(group.order) for group in groups)
-        progress = Progress(total, len(done_keys & {(g.group_key, g.index) for group in groups
-                                                    for g in group.games}))
-        plan = RunPlan(tuple(specs), config, limits, getattr(args, "concurrency", 1),
+        scheduled = {(g.group_key, g.index) for group in groups for g in group.games}
+        # Only the keys are kept: a resumed run must not hold every old game in memory.
+        done_keys = {(g["group"], g["index"]) for g in read_games(store.games_path, bots=names)
+                     if not set(replay) & set(g["seats"])}
+        if not refusals and meta == meta_out and scheduled <= done_keys:
+            # Nothing to play: print the standings, write nothing.
+            print(f"{folder}: {total} games ({total} already played), seed {options['seed']}, "
+                  f"{len(names)} bots: nothing to play", file=sys.stderr)
+            _report(folder, names, anchor, write=not (folder / "standings.md").exists())
+            return 0
+        if scheduled - done_keys:
+            unbuilt = {refusal.bot for refusal in refusals}
+            refusals += run_trio(partial(
+                handshake_all, [s for s in specs if s.name not in unbuilt], limits=limits,
+                logs=folder / LOGS, scratch=folder / "scratch", concurrency=concurrency,
+                process_options=proc_options))
+        if refusals:
+            lines = [refusal.problem for refusal in refusals]
+            them, their = ("it", "its") if len(refusals) == 1 else ("them", "their")
+            logs = (f"; {their} start-up logs are in {folder / LOGS}" if scheduled - done_keys
+                    else "")
+            if not allow_broken:
+                raise UserError("\n".join([*lines, f"arena run: {_bots(len(refusals))} of "
+                                            f"{len(specs)} cannot play, so no game was played; "
+                                            f"fix {them}, or pass --allow-broken to play anyway "
+                                            f"({their} games are forfeits){logs}"]))
+            for line in lines:
+                print(f"arena: warning: {line}", file=sys.stderr)
+        if replay:
+            print(f"playing again the games of {', '.join(replay)}: "
+                  f"{store.rewrite_without(replay)} games dropped", file=sys.stderr)
+        store.open(meta_out)
+        progress = Progress(total, len(done_keys & scheduled))
+        plan = RunPlan(tuple(specs), config, limits, concurrency,
                        process_options=proc_options, cpus=cpus)
         print(f"{folder}: {total} games ({progress.done} already played), "
               f"seed {options['seed']}, {len(names)} bots", file=sys.stderr)
@@ -267,11 +311,37 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _report(folder: Path, names: list[str], anchor: tuple[str, float] | None,
-            out: Path | None = None) -> None:
+            out: Path | None = None, *, write: bool = True) -> None:
     times = reports.DecisionTimes()
     rate_and_print(read_results(folder / GAMES, times, bots=names), names, anchor,
-                   out or folder, title=f"Standings: {folder.name}", runs=[read_meta(folder)],
-                   times=times)
+                   (out or folder) if write else None, title=f"Standings: {folder.name}",
+                   runs=[read_meta(folder)], times=times)
+
+
+def _say(line: str) -> None:
+    print(line, file=sys.stderr, flush=True)
+
+
+def _bots(n: int) -> str:
+    return f"{n} bot{'s' if n != 1 else ''}"
+
+
+def _named(bots: list[str]) -> str:
+    return f"bot{'s' if len(bots) != 1 else ''} {', '.join(bots)}"
+
+
+def _portable(argv: tuple[str, ...]) -> list[str]:
+    """A bot's command without the paths of this machine: files under the
+    working directory relative to it, the program found on PATH by its name."""
+    here = os.getcwd()
+    out = []
+    for i, arg in enumerate(argv):
+        if os.path.isabs(arg) and os.path.commonpath([here, arg]) == here:
+            arg = os.path.relpath(arg, here)
+        elif i == 0 and os.path.isabs(arg):
+            arg = os.path.basename(arg)
+        out.append(arg)
+    return out
 
 
 def read_results(path: Path, times: reports.DecisionTimes | None = None,
