@@ -43,8 +43,9 @@ def _cmd_conformance(args: argparse.Namespace) -> int:
 
 def _cmd_replay(args: argparse.Namespace) -> int:
     from arena.engine import observer
+    from arena.engine.events import Forfeited
     from arena.engine.record import RecordError, load, replay
-    from arena.transcript import Transcript
+    from arena.transcript import Transcript, fault_evidence
 
     try:
         record = load(Path(args.record))
@@ -55,10 +56,25 @@ def _cmd_replay(args: argparse.Namespace) -> int:
     seat = observer.OMNISCIENT if args.as_seat is None else args.as_seat
     if args.as_seat is not None and not 0 <= args.as_seat < game.players:
         raise UserError(f"--as {args.as_seat}: the game has seats 0 to {game.players - 1}")
+    if args.raw:
+        from arena.protocol.seat_lines import seat_lines
+
+        if args.as_seat is None:
+            raise UserError("--raw shows one seat's protocol lines: give --as SEAT too")
+        try:
+            lines = seat_lines(record, args.as_seat)
+        except RecordError as exc:
+            raise UserError(f"{args.record}: {exc}") from None
+        for line in lines:
+            print(line.show())
+        return 0
     names = record.referee.get("names")
+    faults = record.referee.get("faults") or []
     transcript = Transcript(names)
     for event in game.events:
         print(transcript.line(observer.view(event, seat)))
+        if isinstance(event, Forfeited) and event.seat < len(faults) and faults[event.seat]:
+            print(f"   {fault_evidence(faults[event.seat])}")
     return 0
 
 
@@ -76,6 +92,9 @@ def _build_parser() -> _Parser:
     p.add_argument("record", metavar="RECORD", help="a game record (.json or .json.gz)")
     p.add_argument("--as", dest="as_seat", type=int, metavar="SEAT",
                    help="show only what this seat saw")
+    p.add_argument("--raw", action="store_true",
+                   help="with --as: the exact protocol lines the seat received (<) and sent "
+                        "(>), each answer with its time, and its fault (!)")
     p.set_defaults(func=_cmd_replay)
 
     from arena.commands import play, rate, run

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 from arena.engine import events as ev
 
@@ -85,3 +86,15 @@ class Transcript:
                        ev.TURN_LIMIT: "turn limit"}.get(e.reason, e.reason.replace("_", " "))
                 return f"== game over after {e.turns} turns ({how}): {places}"
         return repr(e)
+
+
+def fault_evidence(fault: Mapping[str, Any]) -> str:
+    """A forfeit's evidence from a record's fault: what, the line, when, the process."""
+    parts = [f"fault {fault.get('kind')}: {fault.get('detail')}"]
+    if fault.get("line") is not None:
+        parts.append(f"its line: {fault['line']!r}")
+    if fault.get("elapsed") is not None:
+        parts.append(f"after {round(fault['elapsed'] * 1000, 2):g} ms")
+    if fault.get("exit"):
+        parts.append(f"the process {fault['exit']}")
+    return "; ".join(parts)

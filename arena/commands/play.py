@@ -30,12 +30,19 @@ from arena.errors import UserError
 from arena.protocol import codec
 from arena.referee.bots import BotSpec, file_name
 from arena.referee.lineup import open_lineup, start_all
+from arena.referee.logs import stderr_tail
 from arena.referee.match import GameReport, play_game
 from arena.transcript import Transcript
 
+STDERR_TAIL = 10  # lines of a faulted bot's stderr shown
+
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("play", help="play one game between bots and show it")
+    p = sub.add_parser("play", help="play one game between bots and show it",
+                       description="Play one game between bots, with a live transcript, and "
+                                   "write its record. Exit status: 0 if every bot played "
+                                   "cleanly, 1 if a bot faulted (it forfeited; its fault and "
+                                   "the end of its stderr are shown), 2 for bad input.")
     p.add_argument("bots", nargs="+", metavar="BOT",
                    help="2 to 8 bots: executables, scripts (.py .js .sh ...) or bot.toml folders")
     p.add_argument("--seed", type=seed_value, help="the deal (default: drawn at random)")
@@ -61,8 +68,9 @@ async def play_once(specs: list[BotSpec], config: GameConfig, seed: int, limits:
 
 def run(args: argparse.Namespace) -> int:
     if not MIN_PLAYERS <= len(args.bots) <= MAX_PLAYERS:
-        raise UserError(f"arena play: {len(args.bots)} bots given; a game takes "
-                        f"{MIN_PLAYERS} to {MAX_PLAYERS}")
+        given = f"{len(args.bots)} bot{'s' if len(args.bots) != 1 else ''}"
+        raise UserError(f"arena play: {given} given; a game takes {MIN_PLAYERS} to "
+                        f"{MAX_PLAYERS}")
     limits = limits_from(args)
     options = process_options(resources_from(args))
     specs = prepare_bots(args.bots)
@@ -87,10 +95,19 @@ def run(args: argparse.Namespace) -> int:
     for seat, fault in enumerate(report.faults):
         if fault is not None:
             print(f"fault: {transcript.who(seat)} {fault.kind}: {fault.detail}", file=sys.stderr)
+            log = run_dir / "logs" / f"{specs[seat].name}.log"
+            tail = stderr_tail(log, STDERR_TAIL)
+            if tail:
+                print(f"  the end of its stderr ({log}):", file=sys.stderr)
+                for line in tail:
+                    print(f"  | {line}", file=sys.stderr)
+            else:
+                print(f"  it wrote nothing to stderr ({log})", file=sys.stderr)
     try:
         record_path.parent.mkdir(parents=True, exist_ok=True)
         save(report.record, record_path)
     except OSError as exc:
         raise UserError(f"cannot write the record to {record_path}: {exc.strerror}") from None
     print(f"record: {record_path}  (replay with: arena replay {record_path})")
-    return 0
+    print(f"logs: {run_dir / 'logs'}")
+    return 0 if all(fault is None for fault in report.faults) else 1

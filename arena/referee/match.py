@@ -62,12 +62,16 @@ async def play_game(
     times: list[list[float]] = [[] for _ in range(n)]
     banks = [limits.bank_ms] * n
     sent = 0
+    # Each seat's game number and first request id in its process: with the
+    # answer times, what `arena replay --raw` needs to rebuild its lines.
+    session: list[list[int] | None] = [None] * n
 
     for seat, player in enumerate(players):
         if player is not None:
             player.discard_queue()
             player.process.reset_cpu()  # the CPU limit is per game
             player.games += 1
+            session[seat] = [player.games, player.next_request_id]
             player.queue(codec.encode_game_start(player.games, seat, wire, config.variant))
             player.queue(codec.encode_seed(codec.seat_seed(seed, seat)))
     for seat, fault in enumerate(faults):
@@ -97,7 +101,8 @@ async def play_game(
             outcomes[seat] = exc.fault
             return
         times[seat].append(elapsed)
-        over = round(elapsed * 1000) - limits.decision_ms
+        # From the time as recorded, so that a replay computes the same banks.
+        over = round(answer_ms(elapsed)) - limits.decision_ms
         if over > 0:
             banks[seat] -= over
         outcomes[seat] = decision
@@ -146,10 +151,27 @@ async def play_game(
         "names": list(names),
         "faults": [f.to_json() if f else None for f in faults],
         "decision_ms": [_summary(t) for t in times],
+        "limits": attrs.asdict(limits),
+        "session": session,
+        "answer_ms": _answer_times(game.history, times),
     }
     record = GameRecord.of(game, config, seed, referee=referee)
     return GameReport(record, names, tuple(faults), tuple(tuple(t) for t in times),
                       trio.current_time() - started)
+
+
+def answer_ms(seconds: float) -> float:
+    """An answer's time as the record keeps it: milliseconds, to 0.01."""
+    return round(seconds * 1000, 2)
+
+
+def _answer_times(history: Sequence[tuple[int, object]],
+                  times: Sequence[Sequence[float]]) -> list[float | None]:
+    """Each entry of the history's time (None for a forfeit or a stop): a seat's
+    answers are taken in its order of answering."""
+    taken = [iter(seat_times) for seat_times in times]
+    return [answer_ms(next(taken[seat])) if seat >= 0 and not isinstance(d, str) else None
+            for seat, d in history]
 
 
 def _summary(times: list[float]) -> dict[str, float | int]:

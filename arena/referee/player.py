@@ -126,6 +126,11 @@ class BotPlayer:
                               elapsed=elapsed) from None
         self.startup_time = elapsed
 
+    @property
+    def next_request_id(self) -> int:
+        """The id of the next request (ids run on across the games of a process)."""
+        return self._next_id
+
     def queue(self, line: str) -> None:
         """A line to send with the next request (or at the end of the game)."""
         self._outbox.append(line)

@@ -20,10 +20,10 @@ import trio
 from arena.protocol import codec
 from arena.referee.bots import MANIFEST, BotSpec, BotSpecError, build_bot
 from arena.referee.lineup import open_lineup
+from arena.referee.logs import stderr_tail
 from arena.referee.player import Fault
 
 _ELF: Final = b"\x7fELF"
-STDERR_TAIL: Final = 5  # lines of a bot's stderr shown after a failed start
 
 
 @attrs.frozen
@@ -115,19 +115,6 @@ def start_problem(spec: BotSpec, fault: Fault, log: Path | None = None) -> str:
     line = f" (it wrote {fault.line!r})" if fault.line is not None else ""
     return (f"{head}: {fault.kind} at start-up: {fault.detail}{line}{stderr}; "
             f"see what is wrong with: arena check {spec.path}")
-
-
-def stderr_tail(log: Path, lines: int) -> list[str]:
-    """The last ``lines`` lines a bot wrote to stderr (arena's own notes left out)."""
-    try:
-        with open(log, "rb") as f:
-            size = f.seek(0, 2)
-            f.seek(max(0, size - (1 << 16)))
-            text = f.read().decode("utf-8", "replace")
-    except OSError:
-        return []
-    kept = [line for line in text.splitlines() if line.strip() and not line.startswith("[arena:")]
-    return kept[-lines:] if lines > 0 else []
 
 
 def _lacks_shebang(spec: BotSpec) -> bool:
