@@ -158,3 +158,45 @@ def test_a_bot_whose_run_names_what_its_build_creates_passes_the_first_time(
     status, out, err = arena_check(capsys, folder, "--games", 1, "--seed", 7)
     assert status == 0, out + err
     assert "Verdict: OK" in out
+
+
+def test_opponents_and_table_sizes_are_chosen(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                              capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.chdir(tmp_path)
+    honest = ROOT / "example_bots" / "honest.py"
+    status, out, err = arena_check(capsys, RANDOM_BOT, "--against", honest, "--players", 2, 6,
+                                   "--games", 4, "--seed", 5)
+    assert status == 0, out + err
+    lines = out.splitlines()
+    assert lines[0].startswith("Checking random (") and "against honest: tables of 2, 6" in out
+    games = [line for line in lines if line.startswith("game ")]
+    assert ["2 players (draft)" in line for line in games] == [True, False, True, False]
+    assert ["6 players" in line for line in games] == [False, True, False, True]
+    # Every game's record is kept, and the bot's log marks where each game starts.
+    folder = next((tmp_path / "results" / "check").iterdir())
+    log = (folder / "logs" / "random.log").read_text().splitlines()
+    marks = [line for line in log if line.startswith("== ")]
+    assert marks == [f"== game {n}, record {folder.relative_to(tmp_path)}/game-{n}.json =="
+                     for n in range(1, 5)]
+    assert all((folder / f"game-{n}.json").is_file() for n in range(1, 5))
+
+
+@pytest.mark.parametrize("size", ["1", "9"])
+def test_a_table_size_out_of_range_is_one_line(size: str, capsys) -> None:
+    status, _, err = arena_check(capsys, RANDOM_BOT, "--players", size)
+    assert status == 2
+    assert len(err.splitlines()) == 1 and "a table seats 2 to 8" in err
+
+
+def test_a_crashed_bot_shows_the_end_of_its_stderr(tmp_path: Path,
+                                                   monkeypatch: pytest.MonkeyPatch,
+                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    # crash.py exits with status 3 at its second request, after a line on stderr.
+    monkeypatch.chdir(tmp_path)
+    status, out, _ = arena_check(capsys, TEST_BOTS / "crash.py", "--games", 1, "--seed", 5)
+    assert status == 1
+    lines = out.splitlines()
+    head = next(i for i, line in enumerate(lines)
+                if line.startswith("  The end of the bot's stderr ("))
+    assert "crash.log" in lines[head]
+    assert lines[head + 1] == "  | crash: giving up on purpose"

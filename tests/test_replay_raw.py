@@ -34,13 +34,14 @@ def raw(capsys: pytest.CaptureFixture[str], record: Path, seat: int) -> list[str
 
 
 def logged_games(log: Path) -> dict[str, list[str]]:
-    """The recorder's protocol lines, game by game (keyed by the `game N` line)."""
+    """The recorder's protocol lines, game by game, keyed by the referee's mark
+    that starts each game in the log (`== game N, record R ==`)."""
     found: dict[str, list[str]] = {}
     current: list[str] | None = None
     for line in log.read_text().splitlines():
-        if line.startswith("< game "):
+        if line.startswith("== game "):
             current = found[line] = []
-        if current is not None and line[:2] in ("< ", "> ") and line != "< quit":
+        elif current is not None and line[:2] in ("< ", "> ") and line != "< quit":
             current.append(line)
     return found
 
@@ -69,7 +70,9 @@ def test_raw_lines_are_the_lines_the_bot_got_and_sent(capsys, tmp_path: Path,
             assert shown[-1].startswith("< gameover ")
             answers = [line for line in shown if line.startswith("> ")]
             assert answers and all(_TIME.search(line) for line in answers)
-            assert [_TIME.sub("", line) for line in shown] == logs[name][shown[0]]
+            number = shown[0].split()[2]
+            mark = f"== game {number}, record {game['record']} =="
+            assert [_TIME.sub("", line) for line in shown] == logs[name][mark]
             compared += 1
     assert compared == 2 * players * players
 

@@ -1,8 +1,9 @@
 """`arena check BOT`: what a bot author runs before submitting.
 
 The bot plays a few games against the example bots (``random`` and
-``honest``): two-player draft games and tables of 3 and 4, both variants,
-in one process as in a contest (it is restarted only after a fault).  Then
+``honest``; ``--against`` others): two-player draft games and tables of 3
+and 4 (``--players`` others, up to 8), both variants, in one process as in a
+contest (it is restarted only after a fault).  Then
 the report, in plain words: every fault with its evidence (the offending
 line and the request it answered), the start-up time and the decision times
 against the limits, and a verdict.  Exit status 0 only if the bot is
@@ -36,7 +37,7 @@ from arena.commands.options import (
     run_trio,
     seed_value,
 )
-from arena.engine.cards import VARIANTS
+from arena.engine.cards import MAX_PLAYERS, MIN_PLAYERS, VARIANTS
 from arena.engine.game import GameConfig
 from arena.engine.record import save
 from arena.engine.rules import DEFAULT_TURN_LIMIT
@@ -44,6 +45,7 @@ from arena.errors import UserError
 from arena.protocol import codec
 from arena.referee.bots import BotSpec, file_name
 from arena.referee.lineup import BotHost, open_lineup, start_all
+from arena.referee.logs import stderr_tail
 from arena.referee.match import GameReport, play_game
 from arena.referee.player import BotPlayer, Fault
 
@@ -51,9 +53,9 @@ DEFAULT_GAMES: Final = 20
 # Stop early after this many faults: the first ones are what to fix.
 MAX_FAULTS: Final = 3
 SIZES: Final = (2, 3, 4)
-# The opponents, from the source checkout's example_bots/ (one process each;
-# a table of 4 needs 3 of them).
-OPPONENTS: Final = ("random.py", "honest.py", "random.py")
+# The default opponents, from the source checkout's example_bots/.
+OPPONENTS: Final = ("random.py", "honest.py")
+STDERR_TAIL: Final = 10  # lines of the bot's stderr shown after a crash
 
 
 def example_bots_dir() -> Path:
@@ -68,9 +70,15 @@ def register(sub: argparse._SubParsersAction) -> None:
                                    "complies.")
     p.add_argument("bot", metavar="BOT",
                    help="an executable, a script (.py .js .sh ...) or a bot.toml folder")
+    p.add_argument("--against", nargs="+", action="extend", metavar="BOT",
+                   help="the opponents, taken in turn for the seats of each table "
+                        "(default: the example bots random and honest)")
+    p.add_argument("--players", nargs="+", action="extend", type=table_size, metavar="K",
+                   help=f"table sizes to play in turn, {MIN_PLAYERS} to {MAX_PLAYERS} "
+                        f"(default: {' '.join(map(str, SIZES))}: heads-up with the draft, "
+                        "and larger tables)")
     p.add_argument("--games", type=positive_count, default=DEFAULT_GAMES, metavar="N",
-                   help="games to play: 2-player draft games and tables of 3 and 4 in turn "
-                        "(default: %(default)s)")
+                   help="games to play, the table sizes in turn (default: %(default)s)")
     p.add_argument("--seed", type=seed_value,
                    help="the deals (default: drawn at random; the report names it)")
     p.add_argument("--variant", choices=VARIANTS,
@@ -83,6 +91,17 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run)
 
 
+def table_size(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if not MIN_PLAYERS <= value <= MAX_PLAYERS:
+        raise argparse.ArgumentTypeError(f"{text}: a table seats {MIN_PLAYERS} to "
+                                         f"{MAX_PLAYERS}")
+    return value
+
+
 @attrs.frozen
 class Table:
     """One game of the check: its options, and where the checked bot sits."""
@@ -91,7 +110,7 @@ class Table:
     config: GameConfig
     seed: int
     seat: int  # the checked bot's seat
-    opponents: tuple[int, ...]  # opponent hosts for the other seats, in seat order
+    opponents: tuple[int, ...]  # opponent processes for the other seats, in seat order
 
     def describe(self) -> str:
         draft = " (draft)" if self.config.uses_draft else ""
@@ -99,18 +118,31 @@ class Table:
                 f"seat {self.seat}, seed {self.seed}")
 
 
-def plan_tables(games: int, seed: int, variant: str | None, turn_limit: int) -> list[Table]:
-    """Table sizes 2, 3, 4 in turn, variants in turn, the bot's seat moving round."""
+def plan_tables(games: int, seed: int, variant: str | None, turn_limit: int,
+                sizes: Sequence[int] = SIZES, slots: int | None = None) -> list[Table]:
+    """The table sizes in turn, variants in turn, the bot's seat moving round.
+
+    The opponents' seats are filled from ``slots`` processes (at least
+    ``max(sizes) - 1``; see ``opponent_slots``), turning round from table to table.
+    """
     rng = random.Random(seed)
+    slots = max(max(sizes) - 1, slots or 0)
     tables = []
     for i in range(games):
-        players = SIZES[i % len(SIZES)]
+        players = sizes[i % len(sizes)]
         chosen = variant or VARIANTS[i % len(VARIANTS)]
-        seat = (i // len(SIZES)) % players
-        opponents = tuple((i + k) % len(OPPONENTS) for k in range(players - 1))
+        seat = (i // len(sizes)) % players
+        opponents = tuple((i + k) % slots for k in range(players - 1))
         tables.append(Table(i + 1, GameConfig(players, chosen, None, turn_limit),
                             rng.randrange(2**63), seat, opponents))
     return tables
+
+
+def opponent_slots(against: Sequence[str], sizes: Sequence[int]) -> list[str]:
+    """The opponent processes: one per opponent, and enough to fill the largest
+    table, the opponents in turn (a table of 4 against random and honest:
+    random, honest, random)."""
+    return [against[k % len(against)] for k in range(max(max(sizes) - 1, len(against)))]
 
 
 @attrs.define
@@ -155,7 +187,8 @@ async def check_bot(bot: BotSpec, opponents: Sequence[BotSpec], tables: Sequence
             if checked.starts > starts and isinstance(player, BotPlayer):
                 assert player.startup_time is not None
                 outcome.startups.append(player.startup_time)
-            report = await play_game(seats, table.config, table.seed, limits)
+            report = await play_game(seats, table.config, table.seed, limits,
+                                     record_name=str(run_dir / f"game-{table.number}.json"))
             outcome.played.append((table, report))
             on_game(table, report)
             if len(outcome.bot_faults()) >= MAX_FAULTS and table is not tables[-1]:
@@ -204,8 +237,10 @@ def fault_lines(table: Table, fault: Fault, record: Path | None) -> list[str]:
 
 
 def report_lines(outcome: Outcome, limits: codec.Limits, log: Path,
-                 records: dict[int, Path]) -> tuple[list[str], bool]:
-    """The report after the games, and whether the bot complies."""
+                 records: dict[int, Path],
+                 stderr: Sequence[str] = ()) -> tuple[list[str], bool]:
+    """The report after the games, and whether the bot complies (``stderr``: the
+    end of the bot's stderr, shown after a crash)."""
     lines: list[str] = []
     problems: list[str] = []
     faults = outcome.bot_faults()
@@ -213,7 +248,11 @@ def report_lines(outcome: Outcome, limits: codec.Limits, log: Path,
         lines.append(f"Faults ({len(faults)}):")
         for table, fault in faults:
             lines += fault_lines(table, fault, records.get(table.number))
-        lines.append(f"  The bot's stderr is in {log}")
+        if stderr and any(fault.kind == codec.CRASH for _, fault in faults):
+            lines.append(f"  The end of the bot's stderr ({log}):")
+            lines += [f"  | {line}" for line in stderr]
+        else:
+            lines.append(f"  The bot's stderr is in {log}")
         kinds = sorted({fault.kind for _, fault in faults})
         problems.append(f"{len(faults)} fault{'s' if len(faults) > 1 else ''} "
                         f"({', '.join(kinds)}); see Faults above")
@@ -267,25 +306,32 @@ def run(args: argparse.Namespace) -> int:
     limits = limits_from(args)
     resources = resources_from(args)
     options = process_options(resources)
-    examples = example_bots_dir()
-    missing = [name for name in OPPONENTS if not (examples / name).is_file()]
-    if missing:
-        raise UserError(f"arena check: the example bots are missing ({examples / missing[0]} "
-                        "not found); arena check needs the example_bots/ folder of arena's "
-                        "source checkout")
-    specs = prepare_bots([args.bot, *(str(examples / name) for name in OPPONENTS)])
+    sizes = tuple(args.players or SIZES)
+    against = args.against
+    if not against:
+        examples = example_bots_dir()
+        missing = [name for name in OPPONENTS if not (examples / name).is_file()]
+        if missing:
+            raise UserError(f"arena check: the example bots are missing ({examples / missing[0]}"
+                            " not found); arena check needs the example_bots/ folder of arena's "
+                            "source checkout, or opponents given with --against")
+        against = [str(examples / name) for name in OPPONENTS]
+    specs = prepare_bots([args.bot, *opponent_slots(against, sizes)])
     bot, opponents = specs[0], specs[1:]
     seed = args.seed if args.seed is not None else secrets.randbelow(2**63)
-    tables = plan_tables(args.games, seed, args.variant, args.turn_limit)
+    tables = plan_tables(args.games, seed, args.variant, args.turn_limit, sizes,
+                         len(opponents))
     run_dir = _new_folder(results_root() / "check" / f"{time.strftime('%Y%m%d-%H%M%S')}-"
                           f"{codec.wire_name(bot.name)}")
 
-    sizes = sorted({table.config.players for table in tables})
+    played = sorted({table.config.players for table in tables})
     variants = [v for v in VARIANTS if any(table.config.variant == v for table in tables)]
     games = f"{len(tables)} game{'s' if len(tables) > 1 else ''}"
-    print(f"Checking {bot.name} ({bot.path}) in {games} against the example bots "
-          f"{' and '.join(sorted({Path(name).stem for name in OPPONENTS}))}: tables of "
-          f"{', '.join(map(str, sizes))} ({' and '.join(variants)}).")
+    names = list(dict.fromkeys(spec.name for spec in opponents[:len(against)]))
+    whom = (f"the example bots {' and '.join(sorted(names))}" if not args.against
+            else ", ".join(names))
+    print(f"Checking {bot.name} ({bot.path}) in {games} against {whom}: tables of "
+          f"{', '.join(map(str, played))} ({' and '.join(variants)}).")
     print(f"Limits: start-up {limits.startup_ms} ms, decision {limits.decision_ms} ms, time bank "
           f"{limits.bank_ms} ms per game, game {limits.game_ms} ms; {_resources(resources)}.")
     print(f"Seed {seed} (repeat with --seed {seed}).")
@@ -293,17 +339,18 @@ def run(args: argparse.Namespace) -> int:
 
     def on_game(table: Table, report: GameReport) -> None:
         print(game_line(table, report, len(tables)), flush=True)
-        if report.faults[table.seat] is not None:
-            path = run_dir / f"game-{table.number}.json"
-            try:
-                save(report.record, path)
-                records[table.number] = path
-            except OSError:
-                pass  # the report still has the evidence
+        # Every record is kept: the bot's log names each game's.
+        path = run_dir / f"game-{table.number}.json"
+        try:
+            save(report.record, path)
+            records[table.number] = path
+        except OSError:
+            pass  # the report still has the evidence
 
     outcome = run_trio(check_bot, bot, opponents, tables, limits, run_dir, on_game, options)
     log = run_dir / "logs" / f"{file_name(bot.name)}.log"
-    lines, compliant = report_lines(outcome, limits, log, records)
+    lines, compliant = report_lines(outcome, limits, log, records,
+                                    stderr_tail(log, STDERR_TAIL))
     print()
     print("\n".join(lines))
     return 0 if compliant else 1

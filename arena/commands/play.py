@@ -57,13 +57,15 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 async def play_once(specs: list[BotSpec], config: GameConfig, seed: int, limits: codec.Limits,
                     run_dir: Path, on_event: Callable[[ev.Event], None] | None,
-                    options: dict[str, Any] | None = None) -> GameReport:
+                    options: dict[str, Any] | None = None,
+                    record_name: str | None = None) -> GameReport:
     async with open_lineup(limits=limits, process_options=options) as lineup:
         hosts = [lineup.host(spec, scratch_dir=run_dir / "scratch" / file_name(spec.name),
                              log_path=run_dir / "logs" / f"{file_name(spec.name)}.log")
                  for spec in specs]
         seats = await start_all(hosts)
-        return await play_game(seats, config, seed, limits, on_event=on_event)
+        return await play_game(seats, config, seed, limits, on_event=on_event,
+                               record_name=record_name)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -87,7 +89,7 @@ def run(args: argparse.Namespace) -> int:
 
     print(f"seed {seed}; bots: " + ", ".join(f"{s.name} [{i}]" for i, s in enumerate(specs)))
     report = run_trio(play_once, specs, config, seed, limits, run_dir,
-                      None if args.quiet else show, options)
+                      None if args.quiet else show, options, str(record_path))
     result = report.result
     placements = result["placements"]
     order = sorted(range(len(specs)), key=lambda s: placements[s])
@@ -95,7 +97,7 @@ def run(args: argparse.Namespace) -> int:
     for seat, fault in enumerate(report.faults):
         if fault is not None:
             print(f"fault: {transcript.who(seat)} {fault.kind}: {fault.detail}", file=sys.stderr)
-            log = run_dir / "logs" / f"{specs[seat].name}.log"
+            log = run_dir / "logs" / f"{file_name(specs[seat].name)}.log"
             tail = stderr_tail(log, STDERR_TAIL)
             if tail:
                 print(f"  the end of its stderr ({log}):", file=sys.stderr)

@@ -49,9 +49,12 @@ async def play_game(
     limits: codec.Limits,
     *,
     on_event: Callable[[ev.Event], None] | None = None,
+    record_name: str | None = None,
 ) -> GameReport:
     """Play one game.  A seat given as a ``Fault`` (its bot could not start)
-    forfeits at once; the game goes on for the others."""
+    forfeits at once; the game goes on for the others.  Each bot's log gets
+    a line ``== game N, record R ==`` first (``record_name``: where the
+    record will be), so that a log can be matched to its record."""
     started = trio.current_time()
     game = Game.from_config(config, seed)
     n = config.players
@@ -72,6 +75,8 @@ async def play_game(
             player.process.reset_cpu()  # the CPU limit is per game
             player.games += 1
             session[seat] = [player.games, player.next_request_id]
+            where = f", record {record_name}" if record_name is not None else ""
+            player.process.log_note(f"== game {player.games}{where} ==")
             player.queue(codec.encode_game_start(player.games, seat, wire, config.variant))
             player.queue(codec.encode_seed(codec.seat_seed(seed, seat)))
     for seat, fault in enumerate(faults):

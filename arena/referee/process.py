@@ -291,6 +291,10 @@ class BotProcess:
             text += ", sent by arena"
         return text
 
+    def log_note(self, line: str) -> None:
+        """Write a line of the referee's own into the bot's log (a game's start)."""
+        self._write_log(line.encode("utf-8", "replace") + b"\n")
+
     async def read_line(self) -> str:
         """Return the next line of stdout without its LF (or CRLF).
 

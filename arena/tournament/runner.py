@@ -142,7 +142,7 @@ async def run_games(plan: RunPlan, groups: Sequence[DealGroup], done: Iterable[t
     played = 0
     send, receive = trio.open_memory_channel[list[ScheduledGame]](0)
     results_send, results_receive = trio.open_memory_channel[
-        tuple[ScheduledGame, GameReport]](plan.concurrency)
+        tuple[ScheduledGame, GameReport, str]](plan.concurrency)
 
     async def feed() -> None:
         async with send:
@@ -150,7 +150,8 @@ async def run_games(plan: RunPlan, groups: Sequence[DealGroup], done: Iterable[t
                 await send.send(games)
 
     async def worker(wid: int, receive: trio.MemoryReceiveChannel[list[ScheduledGame]],
-                     results: trio.MemorySendChannel[tuple[ScheduledGame, GameReport]]) -> None:
+                     results: trio.MemorySendChannel[tuple[ScheduledGame, GameReport, str]],
+                     ) -> None:
         hosts: OrderedDict[str, BotHost] = OrderedDict()
         async with open_lineup(limits=plan.limits, start_limiter=limiter,
                                process_options=plan.worker_options(wid)) as lineup:
@@ -172,8 +173,10 @@ async def run_games(plan: RunPlan, groups: Sequence[DealGroup], done: Iterable[t
                         while len(hosts) > max(plan.keep, len(table)):
                             await lineup.release(hosts.popitem(last=False)[1])
                         seats = await start_all(table)
-                        report = await play_game(seats, plan.config, game.seed, plan.limits)
-                        await results.send((game, report))
+                        record = store.reserve()
+                        report = await play_game(seats, plan.config, game.seed, plan.limits,
+                                                 record_name=record)
+                        await results.send((game, report, record))
 
     async with trio.open_nursery() as nursery:
         nursery.start_soon(feed)
@@ -182,9 +185,9 @@ async def run_games(plan: RunPlan, groups: Sequence[DealGroup], done: Iterable[t
                 nursery.start_soon(worker, wid, receive.clone(), results_send.clone())
         await receive.aclose()
         async with results_receive:
-            async for game, report in results_receive:
+            async for game, report, record in results_receive:
                 line = game_line(game, report)
-                store.append(line, report.record)
+                store.append(line, report.record, record)
                 played += 1
                 if progress is not None:
                     progress.add(line)

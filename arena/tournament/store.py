@@ -256,19 +256,25 @@ class Store:
             raise disk_error(exc) from None
         return len(games) - len(keep)
 
-    def append(self, game: dict[str, Any], record: GameRecord) -> None:
-        """Store one finished game: its record first (whole), then its line (synced).
+    def reserve(self) -> str:
+        """The record file of a game about to start (relative to the folder), so its
+        bots' logs can name it; a number reserved but never stored is skipped."""
+        self._count += 1
+        return f"{RECORDS}/{self._count:06d}.json.gz"
+
+    def append(self, game: dict[str, Any], record: GameRecord, name: str | None = None) -> None:
+        """Store one finished game: its record first (whole, as ``name`` from
+        ``reserve``), then its line (synced).
 
         A write cut short leaves at most a torn last line, which a resume drops.
         """
         assert self._games_fd is not None
-        self._count += 1
-        name = f"{self._count:06d}.json.gz"
+        name = name or self.reserve()
         try:
-            save(record, self.folder / RECORDS / name)
+            save(record, self.folder / name)
         except OSError as exc:
             raise disk_error(exc) from None
-        game["record"] = f"{RECORDS}/{name}"
+        game["record"] = name
         try:
             write_all(self._games_fd, (json.dumps(game, separators=(",", ":")) + "\n").encode())
             os.fsync(self._games_fd)
