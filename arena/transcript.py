@@ -19,6 +19,7 @@ class Transcript:
 
     def __init__(self, names: Sequence[str] | None = None) -> None:
         self.names = list(names) if names else None
+        self.dealt = 2  # cards dealt to a seat: one before the two-player draft
 
     def who(self, seat: int | None) -> str:
         if seat is None:
@@ -32,10 +33,11 @@ class Transcript:
         match e:
             case ev.GameStarted():
                 setup = "draft setup" if e.draft else "plain deal"
+                self.dealt = 1 if e.draft else 2
                 return (f"game of {e.players} ({e.variant}, {setup}); {w(e.first)} goes first; "
                         f"Court holds {e.court_size} cards")
             case ev.CardsDealt():
-                return f"{w(e.seat)} is dealt {_cards(e.cards, 2)}"
+                return f"{w(e.seat)} is dealt {_cards(e.cards, self.dealt)}"
             case ev.DraftOffered():
                 return f"{w(e.seat)} drafts from a pile of {_cards(e.cards, 5)}"
             case ev.DraftChosen():

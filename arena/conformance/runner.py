@@ -92,7 +92,8 @@ def load_scenario(path: Path) -> Scenario:
     except (OSError, UnicodeDecodeError) as exc:
         raise ScenarioFileError(f"{path}: cannot read: {exc}") from None
     except json.JSONDecodeError as exc:
-        raise ScenarioFileError(f"{path}: not JSON ({exc.msg} at line {exc.lineno})") from None
+        raise ScenarioFileError(f"{path}: not JSON ({exc.msg}: line {exc.lineno} column "
+                                f"{exc.colno})") from None
     if not isinstance(data, dict):
         raise ScenarioFileError(f"{path}: a scenario is a JSON object")
     for field, kind in (("setup", dict), ("moves", list), ("expect", dict)):
@@ -102,7 +103,8 @@ def load_scenario(path: Path) -> Scenario:
             raise ScenarioFileError(f"{path}: field {field!r} must be a JSON {kind.__name__}")
     unknown = set(data["expect"]) - set(_EXPECT_FIELDS)
     if unknown:
-        raise ScenarioFileError(f"{path}: unknown expect field(s) {', '.join(sorted(unknown))}")
+        fields = "field" if len(unknown) == 1 else "fields"
+        raise ScenarioFileError(f"{path}: unknown expect {fields} {', '.join(sorted(unknown))}")
     if not all(isinstance(move, dict) for move in data["moves"]):
         raise ScenarioFileError(f"{path}: every move must be a JSON object")
     name = data.get("name") or path.stem

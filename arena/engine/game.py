@@ -575,7 +575,8 @@ class Game:
         assert request is not None
         if seat not in request.seats:
             return f"seat {seat} is not asked now (waiting for a {request.kind} decision " \
-                   f"of seat(s) {', '.join(map(str, request.seats))})"
+                   f"of seat{'s' if len(request.seats) > 1 else ''} " \
+                   f"{', '.join(map(str, request.seats))})"
         if seat in self._answers:
             return f"seat {seat} has already answered this {request.kind} opportunity"
         kind = request.kind

@@ -127,9 +127,25 @@ def replay(record: GameRecord) -> Game:
         if got:
             got["placements"] = list(got["placements"])
         if got != record.result:
-            raise RecordError(f"the decisions replay to result {got}, the record says "
-                              f"{record.result}")
+            raise RecordError(f"the decisions replay to {_describe(got)}, but the record says "
+                              f"{_describe(record.result)}")
     return game
+
+
+def _describe(result: Any) -> str:
+    """A game result in words (a record's "result" may be anything: it is input)."""
+    if not isinstance(result, dict):
+        return "no result" if result is None else f"a result that is not an object ({result!r})"
+    parts = []
+    if "placements" in result:
+        parts.append(f"placements {' '.join(map(str, result['placements']))}")
+    if "winner" in result:
+        parts.append("no winner" if result["winner"] is None else f"winner seat {result['winner']}")
+    if "turns" in result:
+        parts.append(f"after {result['turns']} turns")
+    if "reason" in result:
+        parts.append(f"({str(result['reason']).replace('_', ' ')})")
+    return " ".join(parts) or "an empty result"
 
 
 def save(record: GameRecord, path: Path) -> None:
@@ -156,7 +172,8 @@ def load(path: Path) -> GameRecord:
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
-        raise RecordError(f"{path}: not JSON ({exc.msg} at line {exc.lineno})") from None
+        raise RecordError(f"{path}: not JSON ({exc.msg}: line {exc.lineno} column "
+                          f"{exc.colno})") from None
     try:
         return GameRecord.from_json(data)
     except RecordError as exc:
