@@ -70,9 +70,11 @@ EXAMPLES = ROOT / "example_bots"
 GOOD = ("random", "honest")
 
 CONCURRENCY = 2
+# --allow-broken: a bot that fails at start-up must not stop these runs before
+# their games (arena run checks every bot first); here it forfeits them.
 OPTIONS = ("--games", "2", "--seed", "1", "--concurrency", str(CONCURRENCY),
            "--decision-time", "0.5", "--time-bank", "1", "--startup-time", "3",
-           "--memory-mb", "200")
+           "--memory-mb", "200", "--allow-broken")
 # The referee alone peaks at about 33 MB here, whatever its bots do; one 64 MiB
 # flood held in memory would take it near 100 MB.
 MEMORY_BOUND_MB = 80

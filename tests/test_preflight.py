@@ -85,8 +85,10 @@ def test_bots_that_cannot_play_stop_the_run_before_any_game(capsys, tmp_path: Pa
     assert not any("'alpha'" in line or "'beta'" in line for line in lines)
     assert lines[-1].startswith("arena run: 3 bots of 5 cannot play")
     assert "--allow-broken" in lines[-1]
-    # Nothing was written: the same folder takes a run of the good bots.
-    assert not out.exists()
+    # Only the bots' logs of their start are written (and named in the lines);
+    # the same folder then takes a run of the good bots.
+    assert not (out / TOURNAMENT).exists() and not (out / GAMES).exists()
+    assert (out / "logs" / "quiet.preflight.log").is_file()
     status, _, err = arena(capsys, "run", *paths[:2], "--games", 2, "--seed", 1, "--out", out)
     assert status == 0, err
     assert (out / TOURNAMENT).exists() and len((out / GAMES).read_text().splitlines()) == 2

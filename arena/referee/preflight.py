@@ -9,7 +9,6 @@ failure becomes one line that names the bot, says why and what to do.
 
 from __future__ import annotations
 
-import tempfile
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, Final
@@ -24,6 +23,7 @@ from arena.referee.logs import stderr_tail
 from arena.referee.player import Fault
 
 _ELF: Final = b"\x7fELF"
+PREFLIGHT: Final = ".preflight"  # after the bot's name: its log and scratch directory
 
 
 @attrs.frozen
@@ -69,32 +69,35 @@ async def handshake_all(
     *,
     limits: codec.Limits,
     concurrency: int,
+    logs: Path,
+    scratch: Path,
     process_options: dict[str, Any] | None = None,
 ) -> list[Refusal]:
     """Start every bot once for its handshake, at most ``concurrency`` at once;
     the bots that failed, in the order given.
 
-    Their scratch directories and logs are temporary: nothing is left behind
-    for a later run to trip on.
+    Each bot's stderr goes to ``logs/NAME.preflight.log`` and it runs in
+    ``scratch/NAME.preflight``: a scratch directory of its own, so that a file
+    it leaves there is not found in its games.
     """
     limiter = trio.CapacityLimiter(max(1, concurrency))
     refusals: dict[int, Refusal] = {}
-    with tempfile.TemporaryDirectory(prefix="arena-preflight-") as tmp:
-        async with open_lineup(limits=limits, start_limiter=limiter,
-                               process_options=process_options) as lineup:
+    async with open_lineup(limits=limits, start_limiter=limiter,
+                           process_options=process_options) as lineup:
 
-            async def start(i: int) -> None:
-                spec = specs[i]
-                log = Path(tmp, "logs", f"{i}.log")
-                host = lineup.host(spec, scratch_dir=Path(tmp, "scratch", str(i)), log_path=log)
-                started = await host.player()
-                if isinstance(started, Fault):
-                    refusals[i] = Refusal(spec.name, start_problem(spec, started, log))
-                await host.close()
+        async def start(i: int) -> None:
+            spec = specs[i]
+            log = logs / f"{spec.name}{PREFLIGHT}.log"
+            host = lineup.host(spec, scratch_dir=scratch / f"{spec.name}{PREFLIGHT}",
+                               log_path=log)
+            started = await host.player()
+            if isinstance(started, Fault):
+                refusals[i] = Refusal(spec.name, start_problem(spec, started, log))
+            await host.close()
 
-            async with trio.open_nursery() as nursery:
-                for i in range(len(specs)):
-                    nursery.start_soon(start, i)
+        async with trio.open_nursery() as nursery:
+            for i in range(len(specs)):
+                nursery.start_soon(start, i)
     return [refusals[i] for i in sorted(refusals)]
 
 
@@ -111,7 +114,7 @@ def start_problem(spec: BotSpec, fault: Fault, log: Path | None = None) -> str:
         return (f"{head}: {fault.detail}; did it flush after `hello`? protocol.md section 2; "
                 f"try it with: arena check {spec.path}")
     said = stderr_tail(log, 1) if log is not None else []
-    stderr = f"; its stderr ends: {said[-1]!r}" if said else ""
+    stderr = f"; its stderr ({log}) ends: {said[-1]!r}" if said else ""
     line = f" (it wrote {fault.line!r})" if fault.line is not None else ""
     return (f"{head}: {fault.kind} at start-up: {fault.detail}{line}{stderr}; "
             f"see what is wrong with: arena check {spec.path}")
