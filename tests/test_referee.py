@@ -28,6 +28,7 @@ from arena.engine import events as ev
 from arena.engine.game import GameConfig
 from arena.engine.record import replay
 from arena.protocol import codec
+from arena.protocol.seat_lines import NOTE, seat_lines
 from arena.referee.bots import resolve_bots
 from arena.referee.lineup import BotHost, open_lineup, start_all
 from arena.referee.match import GameReport, play_game
@@ -69,6 +70,7 @@ class FakeBot:
                  journal: Journal | None = None) -> None:
         self.name = name
         self.received: list[str] = []
+        self.notes: list[str] = []  # the referee's lines in its log
         self.journal: Journal = journal if journal is not None else []
         self._respond = respond
         self._output: list[tuple[float, str]] = []  # (readable at, line), in order
@@ -84,6 +86,9 @@ class FakeBot:
 
     def reset_cpu(self) -> None:
         pass
+
+    def log_note(self, line: str) -> None:
+        self.notes.append(line)
 
     def output_waiting(self) -> bool:
         return bool(self._output) and self._output[0][0] <= trio.current_time()
@@ -113,6 +118,23 @@ class FakeBot:
 
 def request_id(line: str) -> int:
     return int(line.split()[1])
+
+
+def lines_of_game(bot: FakeBot, game: int) -> list[str]:
+    """What the bot got (``< ``) and what the referee read from it (``> ``) in
+    its game number ``game``."""
+    lines = [("< " if kind == "sent" else "> ") + line
+             for kind, name, line in bot.journal if name == bot.name]
+    start = next(i for i, line in enumerate(lines) if line.startswith(f"< game {game} "))
+    end = next((i for i in range(start + 1, len(lines)) if lines[i].startswith("< game ")),
+               len(lines))
+    return [line for line in lines[start:end] if line != "< quit"]
+
+
+def rebuilt(report: GameReport, seat: int) -> list[str]:
+    """The same, as ``arena replay --raw`` rebuilds it from the game's record."""
+    return [f"{line.direction} {line.text}" for line in seat_lines(report.record, seat)
+            if line.direction != NOTE]
 
 
 def scripted(transcript: str, delays: dict[int, float] | None = None
@@ -457,6 +479,9 @@ async def test_slow_answers_draw_on_the_time_bank_until_it_runs_out() -> None:
     # The slow bot got nothing after the request it did not answer.
     assert slow.received[-1] == asked[2]
     assert quick.received[-1] == "gameover 1 2 1"
+    # The record rebuilds every line, banks included.
+    assert rebuilt(report, 0) == lines_of_game(slow, 1)
+    assert rebuilt(report, 1) == lines_of_game(quick, 1)
 
 
 @mock_clock_test
@@ -478,6 +503,12 @@ async def test_the_bank_is_full_again_next_game_and_request_ids_go_on() -> None:
     assert [request_id(line) for line in asked] == list(range(1, len(asked) + 1))
     game_lines = [line for line in slow.received if line.startswith("game ")]
     assert [line.split()[1] for line in game_lines] == ["1", "2"]
+    # Each record rebuilds its game's lines, with the ids where they were.
+    for number, report in ((1, first), (2, second)):
+        assert rebuilt(report, 0) == lines_of_game(slow, number)
+        assert rebuilt(report, 1) == lines_of_game(quick, number)
+    # Each bot's log marks where each game starts.
+    assert slow.notes == quick.notes == ["== game 1 ==", "== game 2 =="]
 
 
 @mock_clock_test
@@ -501,6 +532,10 @@ async def test_a_game_over_its_time_cap_is_stopped_without_a_fault() -> None:
     for seat, bot in enumerate(bots):
         got_gameover = any(line.startswith("gameover ") for line in bot.received)
         assert got_gameover == (seat not in cut), seat
+        assert rebuilt(report, seat) == lines_of_game(bot, 1)
+        notes = [line.text for line in seat_lines(report.record, seat)
+                 if line.direction == NOTE]
+        assert (notes != []) == (seat in cut) and all("time cap" in note for note in notes)
 
 
 # ------------------------------------------------------------- real broken bots

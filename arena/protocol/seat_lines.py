@@ -103,6 +103,7 @@ def seat_lines(record: GameRecord, seat: int) -> list[SeatLine]:
             request_line = codec.encode_request(next_id, request, game.legal(seat), bank)
             next_id += 1
         answered = False
+        first = i
         while i < len(decisions) and decisions[i][0] in pending:
             who, token = decisions[i]
             pending.discard(who)
@@ -119,7 +120,8 @@ def seat_lines(record: GameRecord, seat: int) -> list[SeatLine]:
                         bank -= max(0, round(ms) - limits.decision_ms)
             _apply(game, who, token, i)
             i += 1
-        if i < len(decisions) and decisions[i][0] == -1:  # the game's time cap
+        if i == first and i < len(decisions) and decisions[i][0] == -1:
+            # The game's time cap cut this round off: no answer of it was taken.
             if asked and not answered:
                 lines.append(SeatLine(RECEIVED, request_line))
                 lines.append(SeatLine(NOTE, "cut off: the game reached its time cap before "
@@ -128,6 +130,9 @@ def seat_lines(record: GameRecord, seat: int) -> list[SeatLine]:
             _apply(game, -1, decisions[i][1], i)
             i += 1
             break
+        if i == first:
+            raise RecordError(f"decision {i}: not an answer to the request of seats "
+                              f"{', '.join(map(str, request.seats))}")
         if asked and not answered:
             # Its fault came as another seat's answer ended the game: not recorded.
             lines.append(SeatLine(RECEIVED, request_line))
