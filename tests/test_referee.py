@@ -512,6 +512,29 @@ async def test_the_bank_is_full_again_next_game_and_request_ids_go_on() -> None:
 
 
 @mock_clock_test
+async def test_a_line_before_its_request_is_rebuilt_without_what_was_never_sent() -> None:
+    # The bot answers its first request twice: the second line is read before
+    # request 2 is sent, so request 2 and the events queued with it never go.
+    plain = answering("twice")
+
+    def twice(line: str) -> list[tuple[float, str]]:
+        out = plain(line)
+        return out * 2 if line.startswith("request 1 ") else out
+
+    bots = [FakeBot("twice", twice), FakeBot("quick", answering("quick"))]
+    players = await ready(bots)
+    report = await play_game(players, GameConfig(2, "ambassador", draft=False, turn_limit=50),
+                             11, FAKE_LIMITS)
+    fault = report.faults[0]
+    assert fault is not None and fault.kind == codec.PROTOCOL and fault.elapsed is None
+    assert len(requests_in(bots[0].received)) == 1
+    assert rebuilt(report, 0) == lines_of_game(bots[0], 1)
+    first, again = rebuilt(report, 0)[-2:]
+    assert first == again and first.startswith("> 1 ")
+    assert rebuilt(report, 1) == lines_of_game(bots[1], 1)
+
+
+@mock_clock_test
 async def test_a_game_over_its_time_cap_is_stopped_without_a_fault() -> None:
     # protocol.md, section 9: a game still running after game_ms is stopped and
     # scored as at the turn limit (the players still in share a place); no fault.

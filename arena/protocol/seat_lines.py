@@ -82,6 +82,7 @@ def seat_lines(record: GameRecord, seat: int) -> list[SeatLine]:
         game.forfeit(decisions[i][0], decisions[i][1][len(_FORFEIT):])
         i += 1
     sent = 0
+    flushed = 0  # lines[:flushed] reached the bot: the referee sends its queue with a request
     bank = limits.bank_ms
     done = False  # faulted, or cut off: the referee sends it nothing more
 
@@ -110,12 +111,15 @@ def seat_lines(record: GameRecord, seat: int) -> list[SeatLine]:
             if who == seat and asked:
                 answered = True
                 if token.startswith(_FORFEIT):
+                    if not _request_sent(fault):
+                        del lines[flushed:]  # still queued for the request it never got
                     lines.extend(_forfeit_lines(request_line, fault))
                     done = True
                 else:
                     ms = times[i]
                     lines.append(SeatLine(RECEIVED, request_line))
                     lines.append(SeatLine(SENT, codec.encode_answer(next_id - 1, token), ms))
+                    flushed = len(lines)
                     if ms is not None:
                         bank -= max(0, round(ms) - limits.decision_ms)
             _apply(game, who, token, i)
@@ -160,15 +164,20 @@ def _apply(game: Any, seat: int, token: str, index: int) -> None:
 def _forfeit_lines(request_line: str | None, fault: dict[str, Any] | None) -> list[SeatLine]:
     fault = fault or {"kind": "fault", "detail": "not recorded"}
     lines = []
-    # A fault without a time came before its request was sent (a line written
-    # unasked, or a process found dead): the request never reached the bot.
-    if fault.get("elapsed") is not None and request_line is not None:
+    if _request_sent(fault) and request_line is not None:
         lines.append(SeatLine(RECEIVED, request_line))
     if fault.get("line") is not None:
         ms = None if fault.get("elapsed") is None else round(fault["elapsed"] * 1000, 2)
         lines.append(SeatLine(SENT, str(fault["line"]), ms))
     lines.append(_fault_note(fault))
     return lines
+
+
+def _request_sent(fault: dict[str, Any] | None) -> bool:
+    # A fault without a time came before its request was sent (a line written
+    # unasked, or a process found dead): the request, and the lines queued to go
+    # with it, never reached the bot.
+    return fault is None or fault.get("elapsed") is not None
 
 
 def _fault_note(fault: dict[str, Any], prefix: str = "") -> SeatLine:
