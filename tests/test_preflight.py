@@ -98,6 +98,10 @@ def test_allow_broken_plays_anyway_with_forfeits(capsys, tmp_path: Path) -> None
     bots = tmp_path / "bots"
     paths = [*good_bots(bots, "alpha", "beta"), str(no_shebang(bots))]
     out = tmp_path / "out"
+    status, _, err = arena(capsys, "run", *paths, "--games", 2, "--seed", 1, "--out", out)
+    assert status == 2
+    assert err.splitlines()[-1].startswith("arena run: 1 bot of 3 cannot play, so no game was "
+                                           "played; fix it, or pass --allow-broken")
     status, _, err = arena(capsys, "run", *paths, "--games", 2, "--seed", 1, "--out", out,
                            "--allow-broken")
     assert status == 0, err
