@@ -277,7 +277,8 @@ def report_lines(outcome: Outcome, limits: codec.Limits, log: Path,
 
     times = sorted(outcome.times())
     if times:
-        lines.append(f"Decisions: {len(times)} answers; median {ms(percentile(times, 50))}, "
+        answers = f"{len(times)} answer{'s' if len(times) != 1 else ''}"
+        lines.append(f"Decisions: {answers}; median {ms(percentile(times, 50))}, "
                      f"99th percentile {ms(percentile(times, 99))}, max {ms(times[-1])} "
                      f"(limit {limits.decision_ms} ms each, then the bank of "
                      f"{limits.bank_ms} ms per game).")
