@@ -1,8 +1,9 @@
 """The protocol lines one seat exchanged in a recorded game, rebuilt from its record.
 
-The referee (arena/referee/match.py) sends each seat its ``game`` line, every
-event as ``observer.view`` shows it to that seat, a request whenever the
-engine waits for the seat, and at the end the ``gameover`` line.  Replaying
+The referee (arena/referee/match.py) sends each seat its ``game`` and
+``seed`` lines, every event as ``observer.view`` shows it to that seat, a
+request whenever the engine waits for the seat, and at the end the
+``gameover`` line.  Replaying
 the record's decisions through the engine, with the same encoders and the
 same observer, gives the same lines again; the referee's part of the record
 adds what the engine does not know: the seat's game number and first request
@@ -72,8 +73,10 @@ def seat_lines(record: GameRecord, seat: int) -> list[SeatLine]:
     game_number, next_id = int(session[0]), int(session[1])
 
     game = record.new_game()
+    assert record.seed is not None
     lines = [SeatLine(RECEIVED, codec.encode_game_start(
-        game_number, seat, [codec.wire_name(name) for name in names], record.config.variant))]
+        game_number, seat, [codec.wire_name(name) for name in names], record.config.variant)),
+        SeatLine(RECEIVED, codec.encode_seed(codec.seat_seed(record.seed, seat)))]
     decisions = record.decisions
     i = 0
     # Seats whose bot could not start forfeit before anything is asked.
