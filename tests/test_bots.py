@@ -329,6 +329,7 @@ def test_a_build_that_leaves_a_sparse_terabyte_is_refused_at_once(tmp_path: Path
         (directory / "big.bin").unlink(missing_ok=True)
     assert done.returncode == 2, done.stderr
     assert done.stderr.splitlines() == [
+        "building greedy…",  # arena run's progress line
         f"arena: bot 'greedy': its files hold 1.0 TB, more than the "
         f"{MAX_HASH_BYTES / 2**30:.1f} GB arena reads to tell a changed bot (big.bin alone is "
         "1.0 TB); delete big build outputs, or move them out of the bot's folder"]

@@ -429,7 +429,7 @@ def test_run_from_inside_a_folder_bot_resumes_its_own_results(capsys, monkeypatc
     # The bot's own files still count.
     (me / "me.py").write_text((me / "me.py").read_text() + "# changed\n")
     line = refusal(capsys, "run", "--resume", "results/first")
-    assert "bot(s) me changed" in line
+    assert "bot me changed" in line
 
 
 def test_heads_up_deals_are_played_twice_with_seats_swapped(capsys, bots, tmp_path) -> None:

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from arena.cli import main
-from arena.tournament.store import GAMES, TOURNAMENT
+from arena.tournament.store import GAMES, LOCK, TOURNAMENT
 
 DET_BOT = Path(__file__).parent / "bots" / "det_hash.py"
 
@@ -22,9 +22,10 @@ def arena(capsys: pytest.CaptureFixture[str], *argv: object) -> tuple[int, str]:
 
 
 def state(folder: Path) -> dict[str, tuple[bytes, int]]:
-    """Every file's bytes and modification time."""
+    """Every result file's bytes and modification time (.lock is the lock a run
+    takes on the folder, not a result)."""
     return {p.relative_to(folder).as_posix(): (p.read_bytes(), p.stat().st_mtime_ns)
-            for p in sorted(folder.rglob("*")) if p.is_file()}
+            for p in sorted(folder.rglob("*")) if p.is_file() and p.name != LOCK}
 
 
 @pytest.fixture

@@ -17,7 +17,7 @@ import attrs
 import trio
 
 from arena.protocol import codec
-from arena.referee.bots import MANIFEST, BotSpec, BotSpecError, build_bot
+from arena.referee.bots import MANIFEST, BotSpec, BotSpecError, build_bot, file_name
 from arena.referee.lineup import open_lineup
 from arena.referee.logs import stderr_tail
 from arena.referee.player import Fault
@@ -87,8 +87,8 @@ async def handshake_all(
 
         async def start(i: int) -> None:
             spec = specs[i]
-            log = logs / f"{spec.name}{PREFLIGHT}.log"
-            host = lineup.host(spec, scratch_dir=scratch / f"{spec.name}{PREFLIGHT}",
+            log = logs / f"{file_name(spec.name)}{PREFLIGHT}.log"
+            host = lineup.host(spec, scratch_dir=scratch / f"{file_name(spec.name)}{PREFLIGHT}",
                                log_path=log)
             started = await host.player()
             if isinstance(started, Fault):
