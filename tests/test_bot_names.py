@@ -68,7 +68,9 @@ def test_a_long_or_dotted_name_plays_a_tournament(capsys, tmp_path: Path) -> Non
     lines = [json.loads(line) for line in (out / GAMES).read_text().splitlines()]
     assert len(lines) == 2 and {LONG, ".."} == set(lines[0]["seats"])
     scratch = {p.name for p in (out / "scratch").iterdir()}
-    assert scratch == {f"{file_name(name)}.w0" for name in (LONG, "..")}
+    # Its game slot's, and its start-up check's (arena run starts every bot first).
+    assert scratch == {f"{file_name(name)}{suffix}" for name in (LONG, "..")
+                       for suffix in (".w0", ".preflight")}
     assert sorted(p.name for p in out.iterdir() if p.name == "planted") == []
     assert LONG in output and ".." in output  # the tables keep the names as they are
 
