@@ -115,3 +115,19 @@ def test_raw_needs_a_seat_and_a_refereed_record(capsys, tmp_path: Path) -> None:
     assert status == 2 and out == "" and len(err.splitlines()) == 1
     assert str(old) in err and "older arena" in err
     assert load(record).referee["answer_ms"]  # what --raw reads
+
+
+def test_a_bot_that_never_started_shows_why(capsys, tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    plain = tmp_path / "plain"
+    plain.write_text("echo hello plain\n")  # executable, but no #! line
+    plain.chmod(0o755)
+    record = tmp_path / "game.json"
+    status, _, err = arena(capsys, "play", plain, RANDOM_BOT, "--seed", 2, "--record", record,
+                           "--quiet")
+    assert status == 1 and "fault: plain [0] crash: " in err
+    (line,) = raw(capsys, record, 0)
+    assert line.startswith("! never started for this game: fault crash: ")
+    assert "Exec format error" in line
+    other = raw(capsys, record, 1)
+    assert other[0].startswith("< game 1 seat 1 ") and other[-1].startswith("< gameover ")
