@@ -106,6 +106,16 @@ class GameRecord:
         return Game.from_setup(self.setup)
 
 
+def apply_decision(game: Game, seat: int, token: str) -> None:
+    """Play one of a record's decisions: an answer, a forfeit or the referee's stop."""
+    if token.startswith(_FORFEIT):
+        game.forfeit(seat, token[len(_FORFEIT):])
+    elif token.startswith(STOP):
+        game.stop(token[len(STOP):])
+    else:
+        game.decide(seat, Decision.parse(token))
+
+
 def replay(record: GameRecord) -> Game:
     """Play the record's decisions again; ReplayError names the first one refused."""
     try:
@@ -114,12 +124,7 @@ def replay(record: GameRecord) -> Game:
         raise RecordError(f"the record's setup is refused: {exc}") from None
     for index, (seat, token) in enumerate(record.decisions):
         try:
-            if token.startswith(_FORFEIT):
-                game.forfeit(seat, token[len(_FORFEIT):])
-            elif token.startswith(STOP):
-                game.stop(token[len(STOP):])
-            else:
-                game.decide(seat, Decision.parse(token))
+            apply_decision(game, seat, token)
         except (EngineError, DecisionSyntaxError) as exc:
             raise ReplayError(index, f"seat {seat} {token}: {exc}") from None
     if record.result is not None:

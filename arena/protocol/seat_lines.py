@@ -17,10 +17,8 @@ from typing import Any, Final
 
 import attrs
 
-from arena.engine.decisions import Decision
-from arena.engine.game import STOP
 from arena.engine.observer import view
-from arena.engine.record import GameRecord, RecordError
+from arena.engine.record import GameRecord, RecordError, apply_decision
 from arena.protocol import codec
 
 RECEIVED: Final = "<"  # a line the referee wrote to the bot
@@ -154,12 +152,7 @@ def seat_lines(record: GameRecord, seat: int) -> list[SeatLine]:
 
 def _apply(game: Any, seat: int, token: str, index: int) -> None:
     try:
-        if token.startswith(_FORFEIT):
-            game.forfeit(seat, token[len(_FORFEIT):])
-        elif token.startswith(STOP):
-            game.stop(token[len(STOP):])
-        else:
-            game.decide(seat, Decision.parse(token))
+        apply_decision(game, seat, token)
     except Exception as exc:  # the record was checked by replay() first; still, one line
         raise RecordError(f"decision {index}: seat {seat} {token}: {exc}") from None
 
