@@ -21,6 +21,7 @@ from arena.engine.observer import has_secret, view
 from arena.engine.record import GameRecord
 from arena.protocol import codec
 from arena.referee.player import BotFaulted, BotPlayer, Fault
+from arena.tournament.times import histogram
 
 # Why a game stopped when the engine did not end it.
 TIME_CAP = "time_cap"
@@ -179,9 +180,11 @@ def _answer_times(history: Sequence[tuple[int, object]],
             for seat, d in history]
 
 
-def _summary(times: list[float]) -> dict[str, float | int]:
+def _summary(times: list[float]) -> dict[str, object]:
     if not times:
         return {"n": 0}
     ordered = sorted(times)
     return {"n": len(ordered), "median": round(ordered[len(ordered) // 2] * 1000, 2),
-            "max": round(ordered[-1] * 1000, 2)}
+            "max": round(ordered[-1] * 1000, 2),
+            # summed over games for percentiles: arena/tournament/times.py
+            "hist": histogram([t * 1000 for t in ordered])}
