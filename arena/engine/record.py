@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import gzip
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -116,8 +117,11 @@ def apply_decision(game: Game, seat: int, token: str) -> None:
         game.decide(seat, Decision.parse(token))
 
 
-def replay(record: GameRecord) -> Game:
-    """Play the record's decisions again; ReplayError names the first one refused."""
+def replay(record: GameRecord, after: Callable[[Game], None] | None = None) -> Game:
+    """Play the record's decisions again; ReplayError names the first one refused.
+
+    ``after``, if given, is called with the game after each decision (the
+    results site shows the game step by step)."""
     try:
         game = record.new_game()
     except EngineError as exc:
@@ -127,6 +131,8 @@ def replay(record: GameRecord) -> Game:
             apply_decision(game, seat, token)
         except (EngineError, DecisionSyntaxError) as exc:
             raise ReplayError(index, f"seat {seat} {token}: {exc}") from None
+        if after is not None:
+            after(game)
     if record.result is not None:
         got = attrs.asdict(game.result) if game.result else None
         if got:
