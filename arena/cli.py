@@ -104,6 +104,8 @@ def _build_parser() -> _Parser:
     rate.register(sub)
     from arena.commands import check
     check.register(sub)
+    from arena.commands import report
+    report.register(sub)
     return parser
 
 

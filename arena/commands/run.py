@@ -39,6 +39,7 @@ from arena.files import disk_error
 from arena.protocol import codec
 from arena.referee.bots import MANIFEST, BotSpecError, bot_hash
 from arena.referee.preflight import build_all, handshake_all
+from arena.site.build import build_site, refreshing
 from arena.tournament import report as reports
 from arena.tournament.ratings import GameResult, fit_ratings
 from arena.tournament.runner import Progress, RunPlan, run_games
@@ -246,7 +247,9 @@ def run(args: argparse.Namespace) -> int:
         typed = getattr(args, "argv", sys.argv[1:])
         command = meta["command"] if meta is not None else ["arena", *typed]
         meta_out = {"format": FORMAT, "version": VERSION, "arena": __version__,
-                    "command": command, "bot_args": bot_args, **options, "bots": bots}
+                    "command": command, "bot_args": bot_args, **options, "bots": bots,
+                    "started": (meta or {}).get("started")
+                    or time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime())}
 
         limits = codec.Limits.from_json(options["limits"])  # checked: by argparse or read_meta
         config = GameConfig(options["players"], options["variant"],
@@ -296,10 +299,12 @@ def run(args: argparse.Namespace) -> int:
               f"seed {options['seed']}, {len(names)} bots", file=sys.stderr)
         interrupted = False
         try:
-            run_trio(run_games, plan, groups, done_keys, store, progress)
+            with refreshing(folder, anchor=anchor):  # the site, live while games are played
+                run_trio(run_games, plan, groups, done_keys, store, progress)
         except KeyboardInterrupt:
             interrupted = True
         _report(folder, names, anchor)  # under the lock: the standings of these games
+        print(build_site(folder, anchor=anchor))  # the last line: the site's index page
         if interrupted:
             print(f"\narena: interrupted; the games played are kept in {folder / GAMES}. "
                   f"Run the same command again, or arena run --resume {folder}, to go on.",

@@ -1,0 +1,146 @@
+"""Write a tournament folder's results site: ``arena report DIR [--out SITE]``.
+
+The site is static files only, so it opens from ``file://`` and from any
+static host.  Browsers refuse fetch() of ``file://`` URLs, so every data
+file is a script that hands its value to the page (``arenaData(name,
+value)``), loaded with a <script> tag when needed:
+
+    index.html games.html bot.html replay.html app.js style.css   (the package's static/)
+    data/tournament.js      standings and everything else on the index page
+    data/games-0000.js ...  the game list, CHUNK_SIZE games a file
+    data/bot-NAME.js        one per bot
+    replays/000123.js       one per game, loaded when it is opened
+
+Writing again is incremental: a file is written only if its text changed,
+and a replay only if it does not exist yet (a record never changes once
+written); so a run can refresh its site every 30 s.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import sys
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from importlib import resources
+from pathlib import Path
+from typing import Any, Final
+
+from arena.engine.record import RecordError, load
+from arena.site import data as site_data
+from arena.site.replays import FORMAT_VERSION, replay_data
+from arena.tournament.store import RECORDS
+
+SITE: Final = "site"
+CHUNK_SIZE: Final = 5000
+STATIC: Final = ("index.html", "games.html", "bot.html", "replay.html", "app.js", "style.css")
+MANIFEST: Final = "data/manifest.json"
+REFRESH_SECONDS: Final = 30.0
+
+
+def bot_file_key(name: str) -> str:
+    """A file-name-safe key for a bot (names may hold any character but "/")."""
+    if re.fullmatch(r"[A-Za-z0-9_-]{1,64}", name):
+        return name
+    return "x" + hashlib.sha256(name.encode()).hexdigest()[:16]
+
+
+def build_site(folder: Path, out: Path | None = None, *,
+               anchor: tuple[str, float] | None = None) -> Path:
+    """Write (or bring up to date) the site of ``folder``; the path of its index page."""
+    out = folder / SITE if out is None else out
+    folder_data = site_data.read_folder(folder)
+    ratings = site_data.rate(folder_data, anchor)
+    (out / "data").mkdir(parents=True, exist_ok=True)
+    (out / "replays").mkdir(exist_ok=True)
+    for name in STATIC:
+        _write_if_changed(out / name,
+                          resources.files("arena.site").joinpath("static", name).read_text(
+                              encoding="utf-8"))
+
+    summary = site_data.tournament_data(folder_data, ratings, chunk_size=CHUNK_SIZE)
+    bots = summary["h2h"]["bots"]
+    summary["bot_files"] = {bot: bot_file_key(bot) for bot in bots}
+    _write_data(out / "data" / "tournament.js", "tournament", summary)
+    rows = folder_data.rows
+    for chunk in range(summary["chunks"]):
+        part = rows[chunk * CHUNK_SIZE:(chunk + 1) * CHUNK_SIZE]
+        encoded = site_data.game_rows(part, bots, summary["fault_kinds"], summary["variants"])
+        _write_data(out / "data" / f"games-{chunk:04d}.js", f"games-{chunk:04d}",
+                    {"chunk": chunk, "rows": encoded})
+    for bot in bots:
+        _write_data(out / "data" / f"bot-{bot_file_key(bot)}.js", f"bot-{bot_file_key(bot)}",
+                    site_data.bot_data(folder_data, bot, ratings))
+    write_replays(folder, out, rows)
+    return out / "index.html"
+
+
+def write_replays(folder: Path, out: Path, rows: list[site_data.GameRow]) -> int:
+    """A replay file for every game with a record that has none yet; the number written."""
+    manifest_path = out / MANIFEST
+    try:
+        manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        manifest = {}
+    fresh = manifest.get("replay_version") != FORMAT_VERSION  # an older format: write all again
+    written = 0
+    for row in rows:
+        if not row.id:
+            continue
+        target = out / "replays" / f"{row.id}.js"
+        if not fresh and target.exists():
+            continue
+        try:
+            record = load(folder / RECORDS / f"{row.id}.json.gz")
+            value = replay_data(record, row.id, {"duration": row.duration})
+        except RecordError as exc:
+            value = {"v": FORMAT_VERSION, "game": row.id, "error": str(exc)}
+        _write_data(target, f"replay-{row.id}", value)
+        written += 1
+    _write_if_changed(manifest_path, json.dumps({"replay_version": FORMAT_VERSION}) + "\n")
+    return written
+
+
+def _write_data(path: Path, name: str, value: Any) -> None:
+    # ASCII only: the text is safe to load whatever the page's charset; bot logs
+    # and fault lines are hostile text, and the pages only ever set them as text.
+    text = json.dumps(value, separators=(",", ":"), ensure_ascii=True)
+    _write_if_changed(path, f"arenaData({json.dumps(name)},{text});\n")
+
+
+def _write_if_changed(path: Path, text: str) -> None:
+    try:
+        if path.read_text(encoding="utf-8") == text:
+            return
+    except (OSError, UnicodeDecodeError):
+        pass
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(text, encoding="utf-8")
+    os.replace(tmp, path)  # a page reading it meanwhile sees the old or the new file
+
+
+@contextmanager
+def refreshing(folder: Path, *, anchor: tuple[str, float] | None = None,
+               every: float = REFRESH_SECONDS) -> Iterator[None]:
+    """Rebuild the site of ``folder`` every ``every`` seconds in a thread while
+    the body runs (a run in progress), so a host can serve it live."""
+    stop = threading.Event()
+
+    def loop() -> None:
+        while not stop.wait(every):
+            try:
+                build_site(folder, anchor=anchor)
+            except Exception as exc:  # noqa: BLE001 - the run must go on; the end rebuilds
+                print(f"arena: the results site was not refreshed: {exc}", file=sys.stderr)
+
+    thread = threading.Thread(target=loop, name="site-refresh", daemon=True)
+    thread.start()
+    try:
+        yield
+    finally:
+        stop.set()
+        thread.join()
