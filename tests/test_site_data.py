@@ -1,0 +1,272 @@
+"""The results site's data, without a browser: the replay tables against the
+engine's own state, the seat views against the observer, the time summaries,
+the files `arena report` writes and how `arena run` ends."""
+
+from __future__ import annotations
+
+import csv
+import gzip
+import json
+import random
+import shutil
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from arena.cli import main
+from arena.engine import observer
+from arena.engine.game import Game, GameConfig
+from arena.engine.record import GameRecord, replay
+from arena.site import build as site_build
+from arena.site.replays import CARD_LETTERS, HIDDEN, encode_event, replay_data
+from arena.site.table import Table
+from arena.tournament.times import TimeSummary, bucket, bucket_middle, histogram
+
+EXAMPLE = Path(__file__).resolve().parent.parent / "results" / "example"
+LETTER = {letter: card for card, letter in CARD_LETTERS.items()}
+
+
+def random_record(config: GameConfig, seed: int, *, faults: bool) -> GameRecord:
+    """A game of random legal play; with ``faults``, seats now and then forfeit
+    (at any request, mid-Exchange too) and some games are stopped."""
+    game = Game.from_config(config, seed)
+    rng = random.Random(seed)
+    while not game.over:
+        request = game.request
+        assert request is not None
+        if faults and rng.random() < 0.03:
+            game.forfeit(rng.choice(request.seats), "timeout")
+            continue
+        if faults and rng.random() < 0.005:
+            game.stop("time_cap")
+            break
+        for seat in request.seats:
+            if game.request is not request or game.over:
+                break
+            game.decide(seat, rng.choice(game.legal(seat)))
+    return GameRecord.of(game, config, seed)
+
+
+CONFIGS = [GameConfig(p, v, d) for p in (2, 3, 4, 6, 8) for v in ("ambassador", "inquisitor")
+           for d in ((None, False) if p == 2 else (None,))]
+
+
+def engine_states(record: GameRecord) -> tuple[list[Any], list[dict[str, Any]]]:
+    """The events, and after each decision the engine's own state and event count."""
+    states: list[dict[str, Any]] = []
+
+    def after(game: Game) -> None:
+        states.append({"events": len(game.events), "coins": list(game.coins),
+                       "hands": [list(h) for h in game.hands],
+                       "revealed": [list(r) for r in game.revealed],
+                       "alive": list(game.alive), "court": len(game.court),
+                       "drawn": list(game._drawn)})
+
+    game = replay(record, after=after)
+    return list(game.events), states
+
+
+@pytest.mark.parametrize("config", CONFIGS, ids=lambda c: f"{c.players}-{c.variant}-{c.draft}")
+def test_tables_agree_with_the_engine_after_every_decision(config: GameConfig) -> None:
+    for seed in range(25):
+        record = random_record(config, seed, faults=seed % 2 == 1)
+        events, states = engine_states(record)
+        # one table per view: every card, and each seat's
+        tables = {who: Table() for who in (observer.OMNISCIENT, *range(config.players))}
+        done = 0
+        for state in states:
+            for event in events[done:state["events"]]:
+                for who, table in tables.items():
+                    table.apply(observer.view(event, who))
+            done = state["events"]
+            for who, table in tables.items():
+                assert table.court == state["court"], (seed, who)
+                for seat, shown in enumerate(table.seats):
+                    assert shown.coins == state["coins"][seat]
+                    assert shown.revealed == state["revealed"][seat]
+                    assert shown.out == (not state["alive"][seat])
+                    hand = state["hands"][seat]
+                    if who in (observer.OMNISCIENT, seat):
+                        assert shown.hand == hand, (seed, who, seat)
+                        drawn = state["drawn"] if seat == _current(events, done) else []
+                        assert shown.drawn == drawn
+                    else:  # another seat's face-down cards: counted, never known
+                        assert shown.hand == [None] * len(hand), (seed, who, seat)
+                        assert all(card is None for card in shown.drawn)
+
+
+def _current(events: list[Any], upto: int) -> int | None:
+    from arena.engine import events as ev
+    for event in reversed(events[:upto]):
+        if isinstance(event, ev.TurnStarted):
+            return event.seat
+    return None
+
+
+def test_replay_data_seat_views_are_the_observers_and_hide_other_hands() -> None:
+    for config in CONFIGS[::3]:
+        for seed in range(6):
+            record = random_record(config, seed, faults=True)
+            data = replay_data(record, "000001")
+            events, _ = engine_states(record)
+            assert data["events"] == [encode_event(e) for e in events]
+            assert data["steps"][-1][0] == len(events)
+            assert len(data["tables"]) == 1 + config.players
+            for seat in range(config.players):
+                seen = data["seen"][seat]
+                decoded = [seen.get(str(i), e) for i, e in enumerate(data["events"])]
+                assert decoded == [encode_event(observer.view(e, seat)) for e in events]
+                last = None
+                for text in data["tables"][1 + seat]:
+                    last = text or last
+                    assert last is not None
+                    for other, part in enumerate(last.split(";")[1:]):
+                        hand = part.split(".")[1]
+                        if other != seat:
+                            assert set(hand) <= {HIDDEN}, (seed, seat, last)
+                        else:
+                            assert HIDDEN not in hand
+            assert len(data["tables"][0]) == len(data["steps"])
+            assert HIDDEN not in "".join(data["tables"][0])
+
+
+def test_the_first_step_is_the_deal_and_steps_follow_decisions() -> None:
+    record = random_record(GameConfig(2), 7, faults=False)
+    data = replay_data(record, "000009")
+    events = data["events"]
+    first = data["steps"][0][0]
+    assert [e[0] for e in events[:first]] == ["GS", "DL", "DO", "DL", "DO"]
+    ends = [end for end, _, _ in data["steps"]]
+    assert ends == sorted(set(ends))  # every step adds events
+    assert all(turn >= 0 for _, turn, _ in data["steps"])
+
+
+def test_time_summary_percentiles_from_histograms() -> None:
+    times = [0.1] * 98 + [5.0, 50.0]
+    summary = TimeSummary()
+    # the same times split over two games add up as one
+    summary.add({"n": 50, "median": 0.1, "max": 0.1, "hist": histogram(times[:50])})
+    summary.add({"n": 50, "median": 0.1, "max": 50.0, "hist": histogram(times[50:])})
+    assert summary.n == 100 and summary.max == 50.0
+    assert summary.median() == pytest.approx(0.1, rel=0.1)
+    assert summary.percentile(99) == pytest.approx(5.0, rel=0.1)
+    assert summary.percentile(100) == pytest.approx(50.0, rel=0.1)
+    assert bucket(0.0005) == 0 and bucket_middle(bucket(2.0)) == pytest.approx(2.0, rel=0.1)
+    old = TimeSummary()  # lines written before histograms: medians only, no percentile
+    old.add({"n": 3, "median": 1.0, "max": 4.0})
+    old.add({"n": 1, "median": 9.0, "max": 9.0})
+    assert old.percentile(99) is None and old.median() == 1.0 and old.max == 9.0
+
+
+@pytest.fixture(scope="module")
+def example(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A copy of the committed example tournament, without its site."""
+    folder = tmp_path_factory.mktemp("example") / "example"
+    shutil.copytree(EXAMPLE, folder, ignore=shutil.ignore_patterns("site"))
+    return folder
+
+
+def read_data(path: Path) -> Any:
+    text = path.read_text(encoding="utf-8")
+    assert text.startswith("arenaData(") and text.endswith(");\n")
+    name, _, value = text[len("arenaData("):-3].partition(",")
+    return json.loads(name), json.loads(value)
+
+
+def test_report_writes_every_page_and_data_file(example: Path, tmp_path: Path,
+                                                capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "site"
+    assert main(["report", str(example), "--out", str(out)]) == 0
+    assert capsys.readouterr().out.strip() == str(out / "index.html")
+    for name in site_build.STATIC:
+        assert (out / name).is_file()
+    _, t = read_data(out / "data" / "tournament.js")
+    with open(example / "standings.csv", encoding="utf-8") as f:
+        rows = list(csv.DictReader(f))
+    assert [r["bot"] for r in t["standings"]] == [row["bot"] for row in rows]
+    assert [r["elo"] for r in t["standings"]] == [float(row["elo"]) for row in rows]
+    lines = [json.loads(line) for line in (example / "games.jsonl").read_text().splitlines()]
+    assert t["games"] == len(lines) and t["chunks"] == 1
+    _, games = read_data(out / "data" / "games-0000.js")
+    assert [row[0] for row in games["rows"]] == [line["record"][8:14] for line in lines]
+    bots = t["h2h"]["bots"]
+    assert [[bots[k] for k in row[2]] for row in games["rows"]] == [line["seats"] for line in lines]
+    replays = sorted(p.stem for p in (out / "replays").glob("*.js"))
+    assert replays == sorted(line["record"][8:14] for line in lines)
+    name, replay_value = read_data(out / "replays" / "000001.js")
+    assert name == "replay-000001" and replay_value["names"] == lines[0]["seats"]
+    for bot in bots:
+        name, value = read_data(out / "data" / f"bot-{t['bot_files'][bot]}.js")
+        assert value["bot"] == bot
+        assert sum(o["games"] for o in value["opponents"]) == Counter(
+            b for line in lines for b in line["seats"])[bot]
+    # No page may ask another site for anything.
+    for name in site_build.STATIC:
+        text = (out / name).read_text(encoding="utf-8")
+        assert "http://" not in text and "https://" not in text and "//cdn" not in text
+
+
+def test_report_again_writes_only_what_changed(example: Path, tmp_path: Path) -> None:
+    out = tmp_path / "site"
+    site_build.build_site(example, out)
+    stamp = {p: p.stat().st_mtime_ns for p in out.rglob("*") if p.is_file()}
+    replay_file = out / "replays" / "000001.js"
+    replay_file.write_text("arenaData(\"replay-000001\",{\"kept\":1});\n")
+    kept = replay_file.read_text()
+    site_build.build_site(example, out)
+    assert replay_file.read_text() == kept  # an existing replay is not written again
+    changed = [p.name for p, t in stamp.items() if p.exists() and p.stat().st_mtime_ns != t
+               and p != replay_file]
+    assert changed == [] or set(changed) <= {"tournament.js"}  # only its clock moves
+
+
+def test_a_damaged_record_gives_a_replay_that_says_so(example: Path, tmp_path: Path) -> None:
+    folder = tmp_path / "t"
+    shutil.copytree(example, folder)
+    with gzip.open(folder / "records" / "000002.json.gz", "wt") as f:
+        f.write("{not json")
+    out = tmp_path / "site"
+    site_build.build_site(folder, out)
+    _, value = read_data(out / "replays" / "000002.js")
+    assert "not JSON" in value["error"]
+
+
+def test_report_refuses_a_folder_that_is_not_a_tournament(tmp_path: Path,
+                                                          capsys: pytest.CaptureFixture[str]
+                                                          ) -> None:
+    assert main(["report", str(tmp_path / "nothing")]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "no such folder" in err
+    assert main(["report", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "tournament.json" in err
+
+
+def test_bot_names_that_are_not_file_names_get_safe_keys() -> None:
+    assert site_build.bot_file_key("strong") == "strong"
+    for name in ("a b", "../x", "é", "a.b", "x" * 80):
+        key = site_build.bot_file_key(name)
+        assert key.isalnum() and key != site_build.bot_file_key(name + "!")
+
+
+def test_arena_run_writes_the_site_and_prints_its_index_last(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    bots = []
+    for name in ("alpha", "beta"):
+        shutil.copyfile(Path(__file__).parent / "bots" / "det_hash.py", tmp_path / f"{name}.py")
+        bots.append(str(tmp_path / f"{name}.py"))
+    out = tmp_path / "run"
+    capsys.readouterr()
+    assert main(["run", *bots, "--games", "4", "--seed", "5", "--concurrency", "1",
+                 "--out", str(out)]) == 0
+    last = capsys.readouterr().out.strip().splitlines()[-1]
+    assert last == str(out / "site" / "index.html") and Path(last).is_file()
+    lines = (out / "games.jsonl").read_text().splitlines()
+    assert len(list((out / "site" / "replays").glob("*.js"))) == len(lines) == 4
+    meta = json.loads((out / "tournament.json").read_text())
+    assert meta["started"].endswith("UTC")
+    # the histogram the site's percentiles are summed from
+    seat_times = json.loads(lines[0])["decision_ms"][0]
+    assert sum(seat_times["hist"][1:]) == seat_times["n"]
