@@ -237,7 +237,7 @@
       })));
     return el("div", null,
       el("p", { class: "help", text: "Games in which each bot forfeited, by kind; a count opens those games, a bot's page shows the offending lines." }),
-      scroll(el("table", { class: "data", "aria-label": "Faults by kind and bot" }, el("thead", null, head), el("tbody", null, body))));
+      scroll(el("table", { class: "data narrow", "aria-label": "Faults by kind and bot" }, el("thead", null, head), el("tbody", null, body))));
   }
 
   function timeScale(limit) {
@@ -668,6 +668,7 @@
 
     function fromHash() {
       p = params();
+      if (p.game !== undefined && p.game.replace(/[^0-9]/g, "") !== id) { location.reload(); return; }
       view = p.view !== undefined && p.view !== "" && Number(p.view) < n ? String(Number(p.view)) : "all";
       if (p.fault) {
         // a fault link: the step where that bot forfeits
