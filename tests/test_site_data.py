@@ -270,3 +270,35 @@ def test_arena_run_writes_the_site_and_prints_its_index_last(
     # the histogram the site's percentiles are summed from
     seat_times = json.loads(lines[0])["decision_ms"][0]
     assert sum(seat_times["hist"][1:]) == seat_times["n"]
+
+
+def test_the_site_is_refreshed_while_a_run_goes_on(example: Path, tmp_path: Path) -> None:
+    import threading
+    import time
+
+    folder = tmp_path / "t"
+    shutil.copytree(example, folder)
+    games = (folder / "games.jsonl").read_text().splitlines(keepends=True)
+    (folder / "games.jsonl").write_text("".join(games[:10]))
+    tournament_js = folder / "site" / "data" / "tournament.js"
+
+    def shown_games() -> int | None:
+        try:
+            return read_data(tournament_js)[1]["games"]
+        except (OSError, ValueError):
+            return None  # not written yet
+
+    def wait_for(count: int) -> None:
+        deadline = time.monotonic() + 60
+        while shown_games() != count:
+            assert time.monotonic() < deadline, f"the site never showed {count} games"
+            time.sleep(0.02)
+
+    before = threading.active_count()
+    with site_build.refreshing(folder, every=0.05):
+        wait_for(10)
+        with open(folder / "games.jsonl", "a") as f:  # the run goes on
+            f.writelines(games[10:20])
+        wait_for(20)
+        assert len(list((folder / "site" / "replays").glob("*.js"))) == 20
+    assert threading.active_count() == before  # the refresher has stopped

@@ -24,6 +24,7 @@ import os
 import re
 import sys
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from importlib import resources
@@ -62,6 +63,8 @@ def build_site(folder: Path, out: Path | None = None, *,
                           resources.files("arena.site").joinpath("static", name).read_text(
                               encoding="utf-8"))
 
+    # Replays first: a page that lists a game can open it (a site served live).
+    write_replays(folder, out, folder_data.rows)
     summary = site_data.tournament_data(folder_data, ratings, chunk_size=CHUNK_SIZE)
     bots = summary["h2h"]["bots"]
     summary["bot_files"] = {bot: bot_file_key(bot) for bot in bots}
@@ -75,7 +78,6 @@ def build_site(folder: Path, out: Path | None = None, *,
     for bot in bots:
         _write_data(out / "data" / f"bot-{bot_file_key(bot)}.js", f"bot-{bot_file_key(bot)}",
                     site_data.bot_data(folder_data, bot, ratings))
-    write_replays(folder, out, rows)
     return out / "index.html"
 
 
@@ -87,15 +89,19 @@ def write_replays(folder: Path, out: Path, rows: list[site_data.GameRow]) -> int
     except (OSError, ValueError):
         manifest = {}
     fresh = manifest.get("replay_version") != FORMAT_VERSION  # an older format: write all again
+    # One listing of each folder, not a stat per game: a site may hold 100,000.
+    done = set() if fresh else set(_names(out / "replays"))
+    records = set(_names(folder / RECORDS))
     written = 0
     for row in rows:
-        if not row.id:
+        if not row.id or f"{row.id}.js" in done:
             continue
+        if f"{row.id}.json.gz" not in records:
+            continue  # deleted by hand: the viewer says there is no replay
         target = out / "replays" / f"{row.id}.js"
-        if not fresh and target.exists():
-            continue
+        source = folder / RECORDS / f"{row.id}.json.gz"
         try:
-            record = load(folder / RECORDS / f"{row.id}.json.gz")
+            record = load(source)
             value = replay_data(record, row.id, {"duration": row.duration})
         except RecordError as exc:
             value = {"v": FORMAT_VERSION, "game": row.id, "error": str(exc)}
@@ -103,6 +109,13 @@ def write_replays(folder: Path, out: Path, rows: list[site_data.GameRow]) -> int
         written += 1
     _write_if_changed(manifest_path, json.dumps({"replay_version": FORMAT_VERSION}) + "\n")
     return written
+
+
+def _names(folder: Path) -> list[str]:
+    try:
+        return os.listdir(folder)
+    except OSError:
+        return []
 
 
 def _write_data(path: Path, name: str, value: Any) -> None:
@@ -131,11 +144,15 @@ def refreshing(folder: Path, *, anchor: tuple[str, float] | None = None,
     stop = threading.Event()
 
     def loop() -> None:
-        while not stop.wait(every):
+        wait = every
+        while not stop.wait(wait):
+            started = time.monotonic()
             try:
                 build_site(folder, anchor=anchor)
             except Exception as exc:  # noqa: BLE001 - the run must go on; the end rebuilds
                 print(f"arena: the results site was not refreshed: {exc}", file=sys.stderr)
+            # A huge tournament's site takes seconds: keep it to a fifth of the time.
+            wait = max(every, 4 * (time.monotonic() - started))
 
     thread = threading.Thread(target=loop, name="site-refresh", daemon=True)
     thread.start()

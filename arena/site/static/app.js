@@ -384,18 +384,19 @@
       t.sizes.length > 1 ? select("size", "table size", [["", "any"], ...t.sizes.map((n) => [String(n), n + " players"])]) : null);
 
     function header() {
-      const col = (key, label, num) => {
-        if (!SORTS[key]) return el("th", { scope: "col", class: num ? "num" : "", text: label });
+      const col = (key, label, num, extra) => {
+        const cls = (num ? "num " : "") + (extra || "");
+        if (!SORTS[key]) return el("th", { scope: "col", class: cls, text: label });
         const desc = state.sort === "-" + key, asc = state.sort === key;
         const b = el("button", { type: "button", class: "sort", "data-sort": key },
           label, el("span", { "aria-hidden": "true", class: "arrow", text: asc ? " ▲" : desc ? " ▼" : " ↕" }));
         b.addEventListener("click", () => { state.sort = asc ? "-" + key : key; state.page = "1"; update(true); });
-        return el("th", { scope: "col", class: num ? "num" : "", "aria-sort": asc ? "ascending" : desc ? "descending" : "none" }, b);
+        return el("th", { scope: "col", class: cls, "aria-sort": asc ? "ascending" : desc ? "descending" : "none" }, b);
       };
       return el("thead", null, el("tr", null, col("game", "game", false), el("th", { scope: "col", text: "seats, in place order" }),
         col("turns", "turns", true), el("th", { scope: "col", text: "end" }), el("th", { scope: "col", text: "faults" }),
         t.variants.length > 1 ? el("th", { scope: "col", text: "variant" }) : null,
-        col("duration", "time", true)));
+        col("duration", "time", true, "opt")));
     }
 
     function rowNode(r) {
@@ -415,7 +416,7 @@
         el("td", null, who), el("td", { class: "num", text: turns === null ? "" : turns }),
         el("td", { text: endText }), el("td", null, fl),
         t.variants.length > 1 ? el("td", { text: t.variants[variant] }) : null,
-        el("td", { class: "num", text: duration === null ? "" : duration.toFixed(2) + " s" }));
+        el("td", { class: "num opt", text: duration === null ? "" : duration.toFixed(2) + " s" }));
     }
 
     function update(push) {
@@ -454,7 +455,9 @@
       });
     }
     root.append(filters, status, scroll(table), pager);
-    allRows(t, (sofar, done) => { rows = sofar; complete = done; if (done || rows.length <= PAGE * 4) update(false); })
+    // The first chunk shows the first page at once; the rest fill in (and re-sort) as they come.
+    let chunksRead = 0;
+    allRows(t, (sofar, done) => { rows = sofar; complete = done; chunksRead++; if (done || chunksRead === 1 || chunksRead % 5 === 0) update(false); })
       .then(() => { complete = true; update(false); root.setAttribute("data-ready", "1"); })
       .catch((e) => { status.textContent = String(e.message); });
     update(false);
