@@ -266,7 +266,7 @@ def test_arena_run_writes_the_site_and_prints_its_index_last(
     lines = (out / "games.jsonl").read_text().splitlines()
     assert len(list((out / "site" / "replays").glob("*.js"))) == len(lines) == 4
     meta = json.loads((out / "tournament.json").read_text())
-    assert meta["started"].endswith("UTC")
+    assert meta["started"].endswith("UTC") and meta["finished"] >= meta["started"]
     # the histogram the site's percentiles are summed from
     seat_times = json.loads(lines[0])["decision_ms"][0]
     assert sum(seat_times["hist"][1:]) == seat_times["n"]

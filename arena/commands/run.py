@@ -56,6 +56,7 @@ from arena.tournament.store import (
     is_results_folder,
     read_games,
     read_meta,
+    write_meta,
 )
 
 DEFAULT_GAMES = 100
@@ -141,6 +142,10 @@ def _worker_cpus(affinity: bool) -> tuple[int, ...]:
 
 def _read_meta_if_any(folder: Path) -> dict[str, Any] | None:
     return read_meta(folder) if (folder / TOURNAMENT).exists() else None
+
+
+def _now() -> str:
+    return time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime())
 
 
 def _has_games(folder: Path) -> bool:
@@ -248,8 +253,7 @@ def run(args: argparse.Namespace) -> int:
         command = meta["command"] if meta is not None else ["arena", *typed]
         meta_out = {"format": FORMAT, "version": VERSION, "arena": __version__,
                     "command": command, "bot_args": bot_args, **options, "bots": bots,
-                    "started": (meta or {}).get("started")
-                    or time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime())}
+                    "started": (meta or {}).get("started") or _now()}
 
         limits = codec.Limits.from_json(options["limits"])  # checked: by argparse or read_meta
         config = GameConfig(options["players"], options["variant"],
@@ -303,6 +307,8 @@ def run(args: argparse.Namespace) -> int:
                 run_trio(run_games, plan, groups, done_keys, store, progress)
         except KeyboardInterrupt:
             interrupted = True
+        if not interrupted:
+            write_meta(folder, {**meta_out, "finished": _now()})
         _report(folder, names, anchor)  # under the lock: the standings of these games
         print(build_site(folder, anchor=anchor))  # the last line: the site's index page
         if interrupted:

@@ -159,7 +159,6 @@ def tournament_data(data: Folder, ratings: RatingTable, *, chunk_size: int,
         if summary is not None and summary.n:
             times[bot] = {"n": summary.n, "median": summary.median(),
                           "p99": summary.percentile(99), "max": summary.max}
-    last_game = _mtime(data.folder / GAMES)
     return {
         "title": data.folder.resolve().name,
         "generated": _iso(generated or datetime.now(UTC)),
@@ -172,7 +171,7 @@ def tournament_data(data: Folder, ratings: RatingTable, *, chunk_size: int,
             "limits": limits,
             "resources": meta.get("resources"),
             "started": meta.get("started"),
-            "last_game": last_game if games else None,
+            "finished": meta.get("finished"),
             "bots": [{"name": bot.get("name"), "command": shlex.join(_command(bot.get("command"))),
                       "hash": bot.get("hash")} for bot in meta.get("bots", [])],
         },
@@ -296,13 +295,6 @@ def _glob_escape(name: str) -> str:
 
 def _command(value: Any) -> list[str]:
     return [str(part) for part in value] if isinstance(value, list) else []
-
-
-def _mtime(path: Path) -> str | None:
-    try:
-        return _iso(datetime.fromtimestamp(path.stat().st_mtime, UTC))
-    except OSError:
-        return None
 
 
 def _iso(moment: datetime) -> str:

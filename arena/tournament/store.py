@@ -171,6 +171,11 @@ def _meta_problem(meta: dict[str, Any]) -> str | None:
     return None
 
 
+def write_meta(folder: Path, meta: Mapping[str, Any]) -> None:
+    """Write tournament.json whole or not at all."""
+    write_whole(folder / TOURNAMENT, (json.dumps(dict(meta), indent=2) + "\n").encode("utf-8"))
+
+
 def differences(old: Mapping[str, Any], new: Mapping[str, Any]) -> list[str]:
     """The identity options that differ, in words."""
     found = []
@@ -233,8 +238,7 @@ class Store:
             (self.folder / LOGS).mkdir(exist_ok=True)
             for partial in records.glob(".*.tmp"):  # a record cut short by a crash
                 partial.unlink()
-            write_whole(self.folder / TOURNAMENT,
-                        (json.dumps(dict(meta), indent=2) + "\n").encode("utf-8"))
+            write_meta(self.folder, meta)
             self._count = max(_last_record_number(records),
                               *(_record_number(game) for game in games), 0)
             self._games_fd = os.open(self.games_path,

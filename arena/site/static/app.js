@@ -294,7 +294,7 @@
       ["resources", "memory " + (r.memory_mb || "no limit") + " MB, CPU " + (r.cpu_seconds || "no limit") + " s a game, file size " + r.file_size_mb + " MB, open files " + r.open_files + (r.sandbox ? ", sandboxed" : ", no sandbox")],
       ["arena", "version " + m.arena],
       ["started", m.started || "—"],
-      ["last game", m.last_game || "—"],
+      ["finished", m.finished || (m.started ? "not yet (or interrupted)" : "—")],
       ["site written", t.generated],
     ];
     const bots = el("table", { class: "data compact", "aria-label": "Bots" },
