@@ -302,3 +302,19 @@ def test_the_site_is_refreshed_while_a_run_goes_on(example: Path, tmp_path: Path
         wait_for(20)
         assert len(list((folder / "site" / "replays").glob("*.js"))) == 20
     assert threading.active_count() == before  # the refresher has stopped
+
+
+def test_the_committed_examples_site_is_current_and_the_readme_links_to_it() -> None:
+    site = EXAMPLE / "site"
+    for name in site_build.STATIC:  # the pages as the package ships them now
+        shipped = (Path(site_build.__file__).parent / "static" / name).read_text()
+        assert (site / name).read_text() == shipped, f"run: arena report {EXAMPLE}"
+    lines = (EXAMPLE / "games.jsonl").read_text().splitlines()
+    assert len(list((site / "replays").glob("*.js"))) == len(lines)
+    _, value = read_data(site / "replays" / "000029.js")
+    assert len(value["steps"]) > 12  # the README links to its step 12
+    readme = (EXAMPLE.parent.parent / "README.md").read_text()
+    assert "(results/example/site/index.html)" in readme
+    assert "(results/example/site/replay.html#game=000029&step=12)" in readme
+    size = sum(p.stat().st_size for p in site.rglob("*") if p.is_file())
+    assert size < 1_000_000, f"the example's site has grown to {size} bytes"

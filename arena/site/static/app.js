@@ -614,7 +614,7 @@
       playBtn, btn("next step", "next ▶", () => go(step + 1), "→"), btn("last step", "»", () => go(steps.length - 1), "End"));
     const where = el("p", { class: "where", id: "where", "aria-live": "polite" });
     const tableNode = el("div", { class: "table-area", id: "table", "aria-label": "The table" });
-    const turnLog = el("ol", { class: "turnlog", id: "turnlog", "aria-label": "This turn so far" });
+    const turnLog = el("ol", { class: "turnlog", id: "turnlog", "aria-label": "The turn so far" });
 
     show(title, facts,
       faultNotes.length ? el("ul", { class: "faults-inline" }, faultNotes) : null,
@@ -624,7 +624,7 @@
           controls),
         el("div", { class: "scrub" }, slider, where),
         el("p", { class: "help", id: "view-help", text: "Keys: ← → step, space plays, Home/End. A seat's view shows exactly what the referee sent that seat." }),
-        el("div", { class: "stage" }, tableNode, el("section", { class: "log-area", "aria-labelledby": "turn-h" }, el("h2", { id: "turn-h", text: "This turn" }), turnLog))));
+        el("div", { class: "stage" }, tableNode, el("section", { class: "log-area", "aria-labelledby": "turn-h" }, el("h2", { id: "turn-h", text: "The turn so far" }), turnLog))));
 
     function go(k) { step = Math.max(0, Math.min(steps.length - 1, k)); render(true); }
     function toggle() {
@@ -655,9 +655,10 @@
       });
       tableNode.replaceChildren(el("div", { class: "court", "data-court": tb.court }, el("span", { class: "deck", "aria-hidden": "true" }), "Court: " + tb.court + " cards"), el("div", { class: "seats-grid" }, seats));
       // this turn's events up to the end of this step
-      let first = stepStart(step);
-      for (let i = end - 1; i >= 0; i--) { if (events[i][0] === "TS") { first = Math.min(first, i); break; } if (i === 0) first = 0; }
+      // from the start of the turn this step began in (a step may end one turn and start the next)
       const from = stepStart(step);
+      let first = 0;
+      for (let i = Math.min(from, end - 1); i >= 0; i--) if (events[i][0] === "TS") { first = i; break; }
       const items = [];
       for (let i = first; i < end; i++) {
         const e = events[i];
