@@ -311,6 +311,11 @@ def test_the_committed_examples_site_is_current_and_the_readme_links_to_it() -> 
         assert (site / name).read_text() == shipped, f"run: arena report {EXAMPLE}"
     lines = (EXAMPLE / "games.jsonl").read_text().splitlines()
     assert len(list((site / "replays").glob("*.js"))) == len(lines)
+    _, t = read_data(site / "data" / "tournament.js")
+    with open(EXAMPLE / "standings.csv", encoding="utf-8") as f:
+        standings = [(row["bot"], row["elo"], row["ci95"]) for row in csv.DictReader(f)]
+    assert [(r["bot"], str(r["elo"]), str(r["ci95"])) for r in t["standings"]] == standings, (
+        f"the site is older than standings.csv: run arena report {EXAMPLE}")
     _, value = read_data(site / "replays" / "000029.js")
     assert len(value["steps"]) > 12  # the README links to its step 12
     readme = (EXAMPLE.parent.parent / "README.md").read_text()
