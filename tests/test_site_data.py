@@ -323,3 +323,27 @@ def test_the_committed_examples_site_is_current_and_the_readme_links_to_it() -> 
     assert "(results/example/site/replay.html#game=000029&step=12)" in readme
     size = sum(p.stat().st_size for p in site.rglob("*") if p.is_file())
     assert size < 1_000_000, f"the example's site has grown to {size} bytes"
+
+
+def test_breakdown_by_variant_and_table_size_only_when_a_run_mixes_them(tmp_path: Path) -> None:
+    from arena.site import data as site_data
+
+    shutil.copyfile(EXAMPLE / "tournament.json", tmp_path / "tournament.json")
+
+    def line(seats: list[str], places: list[int], **extra: Any) -> str:
+        return json.dumps({"group": "g", "index": 0, "seats": seats, "placements": places,
+                           "faults": [None] * len(seats), **extra}) + "\n"
+
+    games = [line(["strong", "honest"], [1, 2]), line(["strong", "honest"], [2, 1]),
+             line(["strong", "honest"], [1, 2])]
+    (tmp_path / "games.jsonl").write_text("".join(games))
+    assert site_data.breakdown(site_data.read_folder(tmp_path)) == []
+    games += [line(["strong", "honest", "random"], [3, 1, 2]),
+              line(["strong", "honest"], [1, 2], variant="inquisitor")]
+    (tmp_path / "games.jsonl").write_text("".join(games))
+    groups = site_data.breakdown(site_data.read_folder(tmp_path))
+    assert [(g["variant"], g["players"], g["games"]) for g in groups] == [
+        ("ambassador", 2, 3), ("ambassador", 3, 1), ("inquisitor", 2, 1)]
+    assert groups[0]["bots"]["strong"] == {"games": 3, "score": round(2 / 3, 4)}
+    assert groups[1]["bots"]["strong"] == {"games": 1, "score": 0.0}
+    assert groups[1]["bots"]["honest"] == {"games": 1, "score": 1.0}
