@@ -138,9 +138,12 @@ def test_the_first_step_is_the_deal_and_steps_follow_decisions() -> None:
     events = data["events"]
     first = data["steps"][0][0]
     assert [e[0] for e in events[:first]] == ["GS", "DL", "DO", "DL", "DO"]
-    ends = [end for end, _, _ in data["steps"]]
+    ends = [end for end, _, _, _ in data["steps"]]
     assert ends == sorted(set(ends))  # every step adds events
-    assert all(turn >= 0 for _, turn, _ in data["steps"])
+    assert all(turn >= 0 for _, turn, _, _ in data["steps"])
+    assert data["steps"][0][3] == ["draft", [0, 1]]  # the deal waits for both drafts
+    assert data["steps"][1][3] == ["action", [data["steps"][1][2]]]  # then for the first turn
+    assert data["steps"][-1][3] is None  # the game is over
 
 
 def test_time_summary_percentiles_from_histograms() -> None:

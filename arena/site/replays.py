@@ -25,10 +25,11 @@ import attrs
 from arena.engine import events as ev
 from arena.engine import observer
 from arena.engine.cards import ALL_CARDS
+from arena.engine.game import Game
 from arena.engine.record import GameRecord, replay
 from arena.site.table import Seat, Table
 
-FORMAT_VERSION: Final = 1
+FORMAT_VERSION: Final = 2  # a new version writes every replay again
 
 CARD_LETTERS: Final = {"duke": "D", "assassin": "A", "captain": "C", "contessa": "T",
                        "ambassador": "B", "inquisitor": "I"}
@@ -77,7 +78,7 @@ def encode_table(table: Table) -> str:
 def replay_data(record: GameRecord, game_id: str, line: dict[str, Any] | None = None
                 ) -> dict[str, Any]:
     """Everything the viewer shows of one game (see the module docstring)."""
-    events, ends = _steps(record)
+    events, ends, waits = _steps(record)
     players = len(events[0].coins) if events and isinstance(events[0], ev.GameStarted) else 0
     omniscient = [encode_event(e) for e in events]
     seen: list[dict[str, list[Any]]] = []
@@ -94,11 +95,11 @@ def replay_data(record: GameRecord, game_id: str, line: dict[str, Any] | None = 
     steps = []
     turn, current = 0, -1
     start = 0
-    for end in ends:
+    for end, waiting in zip(ends, waits, strict=True):
         for event in events[start:end]:
             if isinstance(event, ev.TurnStarted):
                 turn, current = event.turn, event.seat
-        steps.append([end, turn, current])
+        steps.append([end, turn, current, waiting])
         start = end
     referee = record.referee
     start_event = events[0] if events else None
@@ -122,24 +123,30 @@ def replay_data(record: GameRecord, game_id: str, line: dict[str, Any] | None = 
     return data
 
 
-def _steps(record: GameRecord) -> tuple[list[ev.Event], list[int]]:
-    """The events, and where each step ends: one step per batch of events a
+def _steps(record: GameRecord) -> tuple[list[ev.Event], list[int], list[Any]]:
+    """The events, where each step ends, and what the game then waits for
+    (``[kind, seats]``, or None once over): one step per batch of events a
     decision set off, the deal (everything before the first decision) first."""
-    ends: list[int] = []
+    first = record.new_game()
+    ends = [len(first.events)]
+    waits = [_waiting(first)]
 
-    def after(game: Any) -> None:
-        if not ends:
-            ends.append(len(before))
+    def after(game: Game) -> None:
         if len(game.events) > ends[-1]:
             ends.append(len(game.events))
+            waits.append(_waiting(game))
 
-    before = record.new_game().events[:]
     game = replay(record, after=after)
-    if not ends:  # no decisions at all
-        ends.append(len(game.events))
-    if ends[0] == 0:
+    if ends[0] == 0:  # no events before the first decision (never for a dealt game)
         ends.pop(0)
-    return list(game.events), ends
+        waits.pop(0)
+    return list(game.events), ends, waits
+
+
+def _waiting(game: Game) -> list[Any] | None:
+    # Public: every seat knows whose answer the game waits for.
+    request = game.request
+    return None if request is None else [request.kind, list(request.seats)]
 
 
 def _tables(events: Any, ends: list[int]) -> list[str]:

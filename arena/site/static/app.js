@@ -530,7 +530,7 @@
   // ================================================================ replay
   const EVENT_TEXT = {
     GS: (e, w) => ["A game of " + e[1] + " (" + e[2] + ", " + (e[3] ? "draft setup" : "plain deal") + "); ", w(e[4]), " goes first; the Court holds " + e[6] + " cards"],
-    DL: (e, w) => [w(e[1]), " is dealt ", cards(e[2], e[2] === null ? "face-down cards" : null)],
+    DL: (e, w) => [w(e[1]), " is dealt ", cards(e[2], "its cards, face down")],
     DO: (e, w) => [w(e[1]), " drafts from ", cards(e[2], "a pile of 5")],
     DC: (e, w) => [w(e[1]), " drafts ", cards(e[2], "a face-down card")],
     TS: (e, w) => ["Turn " + e[1] + ": ", w(e[2])],
@@ -552,6 +552,9 @@
     AF: (e, w) => [w(e[1]), "’s " + e[2].replace("_", " ") + " fails (" + e[3].replace("_", " ") + ")"],
     GO: (e, w) => ["Game over after " + e[2] + " turns (" + (END_WORDS[e[1]] || e[1]) + "): ", e[3].map((p, s) => [s ? ", " : "", PLACE(p) + " ", w(s)])],
   };
+  // What the game waits for, by request kind.
+  const ASKED = { draft: "drafting", action: "to act", challenge: "may challenge", block: "may block",
+    lose: "must lose a card", keep: "chooses cards to keep", show: "shows a card", force: "may force a swap" };
   function cards(letters, hiddenText) {
     if (letters === null || letters === undefined) return el("span", { class: "hiddentext", text: hiddenText || "a face-down card" });
     return el("span", { class: "cardlist" }, cardWords(letters));
@@ -613,6 +616,7 @@
       btn("first step", "«", () => go(0), "Home"), btn("previous step", "◀ back", () => go(step - 1), "←"),
       playBtn, btn("next step", "next ▶", () => go(step + 1), "→"), btn("last step", "»", () => go(steps.length - 1), "End"));
     const where = el("p", { class: "where", id: "where", "aria-live": "polite" });
+    const now = el("p", { class: "waiting", id: "waiting", "aria-live": "polite" });
     const tableNode = el("div", { class: "table-area", id: "table", "aria-label": "The table" });
     const turnLog = el("ol", { class: "turnlog", id: "turnlog", "aria-label": "The turn so far" });
 
@@ -624,7 +628,7 @@
           controls),
         el("div", { class: "scrub" }, slider, where),
         el("p", { class: "help", id: "view-help", text: "Keys: ← → step, space plays, Home/End. A seat's view shows exactly what the referee sent that seat." }),
-        el("div", { class: "stage" }, tableNode, el("section", { class: "log-area", "aria-labelledby": "turn-h" }, el("h2", { id: "turn-h", text: "The turn so far" }), turnLog))));
+        el("div", { class: "stage" }, tableNode, el("section", { class: "log-area", "aria-labelledby": "turn-h" }, el("h2", { id: "turn-h", text: "The turn so far" }), turnLog, now))));
 
     function go(k) { step = Math.max(0, Math.min(steps.length - 1, k)); render(true); }
     function toggle() {
@@ -638,7 +642,8 @@
     function render(updateHash) {
       slider.value = String(step);
       viewSelect.value = view;
-      const [end, turn, current] = steps[step];
+      const [end, turn, current, waiting] = steps[step];
+      const asked = waiting ? waiting[1] : [];
       const tb = tables[viewIndex()][step];
       const events = eventsOf(view);
       // the table
@@ -647,7 +652,9 @@
         return el("article", { class: "seat s" + (k % 8) + (s.out ? " out" : "") + (k === current ? " current" : "") + (mine ? " mine" : ""),
           "data-seat": k, "data-coins": s.coins, "aria-label": g.names[k] + ", seat " + k + (s.out ? ", out" : "") },
           el("header", null, el("span", { class: "name", text: g.names[k] }), el("span", { class: "seatno", text: "seat " + k + (mine ? " · you" : "") }),
-            s.out ? el("span", { class: "tag out", text: "out" }) : null, k === current && !s.out ? el("span", { class: "tag turn", text: "to play" }) : null),
+            s.out ? el("span", { class: "tag out", text: "out" }) : null,
+            asked.includes(k) ? el("span", { class: "tag asked", text: ASKED[waiting[0]] || waiting[0] })
+              : k === current && !s.out ? el("span", { class: "tag turn", text: "its turn" }) : null),
           el("div", { class: "coins", title: s.coins + " coins" }, el("span", { class: "coin", "aria-hidden": "true" }), el("span", { class: "n", text: s.coins }), " coins"),
           el("div", { class: "hand", "aria-label": "face-down cards" }, s.hand.split("").map((c) => cardChip(c, "down")), s.hand ? null : el("span", { class: "muted", text: "no cards" })),
           s.revealed ? el("div", { class: "revealed", "aria-label": "face-up cards (lost)" }, s.revealed.split("").map((c) => cardChip(c, "up"))) : null,
@@ -667,6 +674,8 @@
       }
       turnLog.replaceChildren(...items);
       where.textContent = "Step " + step + " of " + (steps.length - 1) + (turn ? " · turn " + turn : " · the deal");
+      now.replaceChildren(...(waiting ? ["Waiting for ", ...asked.map((s, i) => [i ? (i < asked.length - 1 ? ", " : waiting[0] === "draft" ? " and " : " or ") : "", who(s)]).flat(), " (" + (ASKED[waiting[0]] || waiting[0]) + ")"]
+        : ["Game over."]));
       if (updateHash) setParams({ game: id, step: String(step), view: view === "all" ? "" : view });
     }
 
