@@ -315,10 +315,10 @@ def test_the_committed_examples_site_is_current_and_the_readme_links_to_it() -> 
     lines = (EXAMPLE / "games.jsonl").read_text().splitlines()
     assert len(list((site / "replays").glob("*.js"))) == len(lines)
     _, t = read_data(site / "data" / "tournament.js")
-    with open(EXAMPLE / "standings.csv", encoding="utf-8") as f:
-        standings = [(row["bot"], row["elo"], row["ci95"]) for row in csv.DictReader(f)]
-    assert [(r["bot"], str(r["elo"]), str(r["ci95"])) for r in t["standings"]] == standings, (
-        f"the site is older than standings.csv: run arena report {EXAMPLE}")
+    from arena.site import data as site_data
+    folder = site_data.read_folder(EXAMPLE)
+    now = site_data.tournament_data(folder, site_data.rate(folder), chunk_size=1)["standings"]
+    assert t["standings"] == now, f"the site is older than the ratings: arena report {EXAMPLE}"
     _, value = read_data(site / "replays" / "000029.js")
     assert len(value["steps"]) > 12  # the README links to its step 12
     readme = (EXAMPLE.parent.parent / "README.md").read_text()
