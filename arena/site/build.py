@@ -68,16 +68,19 @@ def build_site(folder: Path, out: Path | None = None, *,
     summary = site_data.tournament_data(folder_data, ratings, chunk_size=CHUNK_SIZE)
     bots = summary["h2h"]["bots"]
     summary["bot_files"] = {bot: bot_file_key(bot) for bot in bots}
-    _write_data(out / "data" / "tournament.js", "tournament", summary)
     rows = folder_data.rows
+    # Rows name bots by their place in the roster, which only grows, so a full
+    # chunk's file stays the same from one refresh to the next.
     for chunk in range(summary["chunks"]):
         part = rows[chunk * CHUNK_SIZE:(chunk + 1) * CHUNK_SIZE]
-        encoded = site_data.game_rows(part, bots, summary["fault_kinds"], summary["variants"])
+        encoded = site_data.game_rows(part, summary["roster"], summary["variants"])
         _write_data(out / "data" / f"games-{chunk:04d}.js", f"games-{chunk:04d}",
                     {"chunk": chunk, "rows": encoded})
     for bot in bots:
         _write_data(out / "data" / f"bot-{bot_file_key(bot)}.js", f"bot-{bot_file_key(bot)}",
                     site_data.bot_data(folder_data, bot, ratings))
+    # Last: it names the files above.
+    _write_data(out / "data" / "tournament.js", "tournament", summary)
     return out / "index.html"
 
 

@@ -183,6 +183,7 @@ def tournament_data(data: Folder, ratings: RatingTable, *, chunk_size: int,
         "h2h": {"bots": order, "cells": matrix},
         "times": times,
         "breakdown": breakdown(data),
+        "roster": roster(data),
         "games": len(data.rows),
         "rated_games": sum(1 for game in games if game.placements is not None),
         "chunk_size": chunk_size,
@@ -216,19 +217,28 @@ def breakdown(data: Folder) -> list[dict[str, Any]]:
     return out
 
 
-def game_rows(rows: Sequence[GameRow], bots: Sequence[str], kinds: Sequence[str],
+def roster(data: Folder) -> list[str]:
+    """Every bot, in the order tournament.json lists them (late entries come last),
+    then any other name a game line holds."""
+    names = [str(bot.get("name")) for bot in data.meta.get("bots", [])]
+    known = set(names)
+    extra = sorted({name for row in data.rows for name in row.seats} - known)
+    return names + extra
+
+
+def game_rows(rows: Sequence[GameRow], bots: Sequence[str],
               variants: Sequence[str]) -> list[list[Any]]:
     """Short rows for the game list: ``[id, line, seats, places, turns, end, faults,
-    variant, duration]``; bots, fault kinds and variants as indexes into the lists given,
-    the end as an index into END_CODES (or its text), faults 0 when there are none."""
+    variant, duration]``; bots and variants as indexes into the lists given, the end
+    as an index into END_CODES (or its text), faults 0 when there are none, else the
+    fault kind of each seat (faults are rare: their names cost little)."""
     bot_index = {bot: k for k, bot in enumerate(bots)}
-    kind_index = {kind: k for k, kind in enumerate(kinds)}
     variant_index = {variant: k for k, variant in enumerate(variants)}
     out = []
     for row in rows:
         faults: Any = 0
         if any(row.faults):
-            faults = [None if kind is None else kind_index.get(kind, kind) for kind in row.faults]
+            faults = list(row.faults)
         end: Any = END_CODES.index(row.end) if row.end in END_CODES else row.end
         out.append([row.id, row.line, [bot_index[name] for name in row.seats],
                     list(row.placements) if row.placements else None, row.turns, end, faults,

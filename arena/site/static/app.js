@@ -326,13 +326,14 @@
     return places.filter((p) => p === 1).length > 1 ? "draw" : "win";
   }
 
+  // Rows name bots by their index in t.roster.
   function matches(t, row, f) {
     const seats = row[2];
-    const bot = f.bot ? t.h2h.bots.indexOf(f.bot) : -1;
+    const bot = f.bot ? t.roster.indexOf(f.bot) : -1;
     const seat = bot >= 0 ? seats.indexOf(bot) : -1;
     if (f.bot && seat < 0) return false;
     if (f.opponent) {
-      const o = t.h2h.bots.indexOf(f.opponent);
+      const o = t.roster.indexOf(f.opponent);
       if (o < 0 || seats.indexOf(o) < 0 || o === bot) return false;
     }
     if (f.result) {
@@ -342,8 +343,7 @@
     if (f.fault) {
       const faults = row[6];
       if (!faults) return false;
-      const want = f.fault === "any" ? null : t.fault_kinds.indexOf(f.fault);
-      const has = (k) => k !== null && (want === null || k === want || k === f.fault);
+      const has = (k) => k !== null && (f.fault === "any" || k === f.fault);
       if (seat >= 0 ? !has(faults[seat]) : !faults.some(has)) return false;
     }
     if (f.variant && t.variants[row[7]] !== f.variant) return false;
@@ -402,14 +402,14 @@
     function rowNode(r) {
       const [id, line, seats, places, turns, end, faults, variant, duration] = r;
       const order = seats.map((b, s) => s).sort((a, b) => (places ? places[a] - places[b] : 0) || a - b);
-      const focus = state.bot ? t.h2h.bots.indexOf(state.bot) : -1;
+      const focus = state.bot ? t.roster.indexOf(state.bot) : -1;
       const who = el("ol", { class: "seats" }, order.map((s) => {
-        const name = t.h2h.bots[seats[s]];
+        const name = t.roster[seats[s]];
         const place = places ? places[s] : null;
         return el("li", { class: (place === 1 ? "first " : "") + (seats[s] === focus ? "focus" : "") },
           el("span", { class: "place", text: place ? PLACE(place) : "–" }), " ", name);
       }));
-      const fl = faults ? faults.map((k, s) => k === null ? null : el("span", { class: "badge fault", text: (typeof k === "number" ? t.fault_kinds[k] : k) + ": " + t.h2h.bots[seats[s]] })) : null;
+      const fl = faults ? faults.map((k, s) => k === null ? null : el("span", { class: "badge fault", text: k + ": " + t.roster[seats[s]] })) : null;
       const endText = typeof end === "number" ? END_WORDS[END_CODES[end]] : (end || "");
       return el("tr", { "data-game": id, "data-line": line },
         el("th", { scope: "row" }, gameLink(id, id || "line " + line)),
