@@ -61,7 +61,9 @@ def driver(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
     if chromium is None or chromedriver is None:
         _unavailable("chromium and chromium-driver are not installed (apt-get install "
                      "chromium chromium-driver)")
-    os.environ["SE_OFFLINE"] = "true"  # selenium manager must never download anything
+    # selenium's manager must never download anything (a driver, a browser)
+    offline = os.environ.get("SE_OFFLINE")
+    os.environ["SE_OFFLINE"] = "true"
     options = webdriver.ChromeOptions()
     options.binary_location = chromium
     profile = tmp_path_factory.mktemp("chromium-profile")
@@ -76,6 +78,10 @@ def driver(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
         yield browser
     finally:
         browser.quit()
+        if offline is None:
+            os.environ.pop("SE_OFFLINE", None)
+        else:
+            os.environ["SE_OFFLINE"] = offline
 
 
 @pytest.fixture(scope="module")
@@ -112,6 +118,12 @@ def page(driver: Any, tournament: Path, tmp_path: Path) -> Iterator[Any]:
     yield open_page
     errors = [entry for entry in driver.get_log("browser") if entry["level"] == "SEVERE"]
     assert errors == []
+    # and nothing came from anywhere but the site's folder
+    loaded = driver.execute_script(
+        "return performance.getEntriesByType('resource').map((e) => e.name)"
+        ".concat([location.href])")
+    site = (tournament / "site").as_uri() + "/"
+    assert loaded and all(url.startswith(site) for url in loaded), loaded
 
 
 def lines(tournament: Path) -> list[dict[str, Any]]:
