@@ -376,3 +376,11 @@ def test_a_refresh_after_new_games_writes_only_the_last_chunk_and_new_replays(
 
 def _bots_changed(lines: list[str]) -> set[str]:
     return {name for line in lines for name in json.loads(line)["seats"]}
+
+
+def test_a_tournament_without_games_yet_gets_a_site(tmp_path: Path) -> None:
+    shutil.copyfile(EXAMPLE / "tournament.json", tmp_path / "tournament.json")
+    index = site_build.build_site(tmp_path)
+    _, t = read_data(tmp_path / "site" / "data" / "tournament.js")
+    assert index.is_file() and t["games"] == 0 and t["chunks"] == 0
+    assert [r["note"] for r in t["standings"]] == ["no games"] * 6

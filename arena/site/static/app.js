@@ -576,7 +576,13 @@
     const id = p.game.replace(/[^0-9]/g, "");
     let g;
     try { g = await load("replay-" + id, "replays/" + id + ".js"); }
-    catch (e) { setTitle(t, "Replay"); fail(new Error("Game " + id + ": no replay here (" + e.message + ").")); return; }
+    catch (e) {
+      setTitle(t, "Replay");
+      show(el("h1", { text: "Game " + id }), el("p", { class: "error", role: "alert", text: "No replay here (" + e.message + "): its record may have been deleted." }),
+        el("p", null, el("a", { href: "games.html", text: "← all games" })));
+      main().setAttribute("data-ready", "1");
+      return;
+    }
     setTitle(t, "Game " + id);
     if (g.error) { fail(new Error("Game " + id + ": its record does not replay: " + g.error)); return; }
     const n = g.names.length;
