@@ -335,9 +335,11 @@ def test_breakdown_by_variant_and_table_size_only_when_a_run_mixes_them(tmp_path
 
     shutil.copyfile(EXAMPLE / "tournament.json", tmp_path / "tournament.json")
 
+    lines = iter(range(100))
+
     def line(seats: list[str], places: list[int], **extra: Any) -> str:
-        return json.dumps({"group": "g", "index": 0, "seats": seats, "placements": places,
-                           "faults": [None] * len(seats), **extra}) + "\n"
+        return json.dumps({"group": "g", "index": next(lines), "seats": seats,
+                           "placements": places, "faults": [None] * len(seats), **extra}) + "\n"
 
     games = [line(["strong", "honest"], [1, 2]), line(["strong", "honest"], [2, 1]),
              line(["strong", "honest"], [1, 2])]
