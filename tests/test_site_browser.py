@@ -26,6 +26,7 @@ import pytest
 
 from arena.engine.game import Game
 from arena.engine.record import load, replay
+from arena.site.build import build_site
 from arena.site.replays import CARD_LETTERS
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -33,6 +34,7 @@ CHROMIUM = ("/usr/bin/chromium", "/usr/bin/chromium-browser")
 DRIVER = ("/usr/bin/chromedriver",)
 WAIT = 20.0  # seconds: bounds every wait on the page; never reached when all is well
 PHONE = (390, 844)
+HOSTILE = '<img src="x" onerror="document.title=1"><script>document.title=2</script>'
 DESKTOP = (1280, 900)
 
 
@@ -98,6 +100,10 @@ def tournament(tmp_path_factory: pytest.TempPathFactory) -> Path:
                           capture_output=True, text=True, env=env, timeout=300)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip().splitlines()[-1] == str(out / "site" / "index.html")
+    # A bot's log is its own text: the site must show it as text, never as markup.
+    with open(out / "logs" / "garbage.w0.log", "a", encoding="utf-8") as log:
+        log.write(HOSTILE + "\n")
+    build_site(out)
     return out
 
 
@@ -239,7 +245,9 @@ def test_a_bots_page_shows_its_faults_with_the_line_and_a_link_to_the_game(
     link = item[0].find_element("css selector", "a.game")
     assert link.get_attribute("href").endswith(
         f"replay.html#game={fault[0]['record'][8:14]}&fault=garbage")
-    assert "garbage" in driver.find_element("css selector", ".log pre").text or css(driver, ".log")
+    log = driver.find_element("css selector", ".log pre")
+    assert log.text.splitlines()[-1] == HOSTILE
+    assert css(driver, ".log pre *") == [] and "garbage" in driver.title
     rows = css(driver, "#bot-games-table tbody tr")
     assert len(rows) == min(20, sum("garbage" in g["seats"] for g in games))
     screenshot(driver, tmp_path, "bot")
