@@ -268,8 +268,10 @@
         el("td", { class: "num", text: ms(s.median) }), el("td", { class: "num", text: p99 === null ? "—" : ms(p99) }),
         el("td", { class: "num" + (s.max > limit ? " over" : ""), text: ms(s.max) }), el("td", { class: "barcol wide" }, bar));
     });
+    const old = bots.some((b) => t.times[b].p99 === null);
     return el("div", null,
-      el("p", { class: "help", text: "Each bot's answer times on the referee's clock. Bar: median to max; the tick is the 99th percentile, the red line the limit per decision (" + ms(limit) + ", plus a bank of " + ms(t.meta.limits.bank_ms) + ")." }),
+      el("p", { class: "help", text: "Each bot's answer times on the referee's clock. Bar: median to max; the tick is the 99th percentile, the red line the limit per decision (" + ms(limit) + ", plus a bank of " + ms(t.meta.limits.bank_ms) + ")." +
+        (old ? " Some games were played before arena kept time histograms: their bots have no 99th percentile, and the median is the median of the games' medians." : "") }),
       scroll(el("table", { class: "data", "aria-label": "Decision times" }, el("thead", null, head), el("tbody", null, body))));
   }
 
@@ -535,7 +537,8 @@
     DC: (e, w) => [w(e[1]), " drafts ", cards(e[2], "a face-down card")],
     TS: (e, w) => ["Turn " + e[1] + ": ", w(e[2])],
     AD: (e, w) => [w(e[1]), " declares ", el("strong", { text: e[2].replace("_", " ") }), e[3] !== null ? [" on ", w(e[3])] : "", e[4] ? [" claiming ", cards(e[4])] : ""],
-    CC: (e, w) => [w(e[1]), " " + (e[2] >= 0 ? "+" : "−") + Math.abs(e[2]) + " coins (" + e[4].replace("_", " ") + ") → " + e[3]],
+    CC: (e, w) => [e[4] === "refund" ? [el("span", { class: "tag refund", text: "refund" }), " "] : "",
+      w(e[1]), " " + (e[2] >= 0 ? "+" : "−") + Math.abs(e[2]) + " coins (" + e[4].replace("_", " ") + ") → " + e[3]],
     CH: (e, w) => [w(e[1]), " challenges ", w(e[2]), "’s ", cards(e[3])],
     CP: (e, w) => [el("span", { class: "tag proof", text: "proof" }), " ", w(e[1]), " shows ", cards(e[2]), " and shuffles it into the Court"],
     CF: (e, w) => [el("span", { class: "tag bluff", text: "bluff" }), " ", w(e[1]), " did not have ", cards(e[2])],
@@ -611,7 +614,7 @@
       f.line !== undefined ? [" ", el("code", { class: "line", text: f.line })] : "") : null).filter(Boolean);
 
     const viewSelect = el("select", { id: "view", "aria-describedby": "view-help" },
-      el("option", { value: "all", text: "All cards (every face-down card)" }),
+      el("option", { value: "all", text: "Spectator: every card" }),
       g.names.map((name, s) => el("option", { value: String(s), text: "As " + name + " (seat " + s + ") saw it" })));
     viewSelect.addEventListener("change", () => { view = viewSelect.value; render(true); });
     const slider = el("input", { type: "range", id: "step", min: "0", max: String(steps.length - 1), value: "0", "aria-label": "step" });
