@@ -386,3 +386,11 @@ def test_a_tournament_without_games_yet_gets_a_site(tmp_path: Path) -> None:
     _, t = read_data(tmp_path / "site" / "data" / "tournament.js")
     assert index.is_file() and t["games"] == 0 and t["chunks"] == 0
     assert [r["note"] for r in t["standings"]] == ["no games"] * 6
+
+
+def test_a_site_that_cannot_be_written_is_one_line(example: Path, tmp_path: Path,
+                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "file").write_text("not a folder")
+    assert main(["report", str(example), "--out", str(tmp_path / "file")]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "cannot write" in err and str(tmp_path / "file") in err

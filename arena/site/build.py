@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from arena.engine.record import RecordError, load
+from arena.files import disk_error
 from arena.site import data as site_data
 from arena.site.replays import FORMAT_VERSION, replay_data
 from arena.tournament.store import RECORDS
@@ -52,8 +53,16 @@ def bot_file_key(name: str) -> str:
 
 def build_site(folder: Path, out: Path | None = None, *,
                anchor: tuple[str, float] | None = None) -> Path:
-    """Write (or bring up to date) the site of ``folder``; the path of its index page."""
+    """Write (or bring up to date) the site of ``folder``; the path of its index page.
+    A file that cannot be written is a UserError naming it."""
     out = folder / SITE if out is None else out
+    try:
+        return _build(folder, out, anchor)
+    except OSError as exc:
+        raise disk_error(exc) from None
+
+
+def _build(folder: Path, out: Path, anchor: tuple[str, float] | None) -> Path:
     folder_data = site_data.read_folder(folder)
     ratings = site_data.rate(folder_data, anchor)
     (out / "data").mkdir(parents=True, exist_ok=True)
