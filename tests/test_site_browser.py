@@ -210,6 +210,12 @@ def test_filtering_the_game_list_by_bot_and_by_fault(page: Any, tournament: Path
                        and (bot is None or g["seats"][s] == bot)
                        for s, f in enumerate(g["faults"]))]
 
+    # a bot's wins against one opponent
+    driver = page("games.html#bot=honest&opponent=random&result=win", ".gamelist[data-ready]")
+    won = [ids[id(g)] for g in games if {"honest", "random"} <= set(g["seats"])
+           and g["placements"][g["seats"].index("honest")] == 1]
+    assert won and shown_games(driver) == won
+
     assert faulted("crash") and faulted("malformed")
     driver = page("games.html#fault=crash", ".gamelist[data-ready]")
     assert shown_games(driver) == faulted("crash")
