@@ -98,8 +98,10 @@ def snapshot(folder: Path) -> dict[str, bytes]:
             for p in sorted(folder.rglob("*")) if p.is_file()}
 
 
-# The free room left on a 400 kB tmpfs: the disk fills at different points of a
-# run (tournament.json, a bot's log, a record, a game line, the standings).
+# The free room left on a 1 MB tmpfs (room enough for the whole results folder,
+# its site included): the disk fills at different points of a run
+# (tournament.json, a bot's log, a record, a game line, the standings, the site).
+DISK = 1_000_000
 @pytest.mark.parametrize("room", [10_000, 30_000, 60_000, 200_000])
 def test_a_full_disk_stops_the_run_in_one_line_and_the_rerun_completes(tmp_path: Path,
                                                                      room: int) -> None:
@@ -109,14 +111,14 @@ def test_a_full_disk_stops_the_run_in_one_line_and_the_rerun_completes(tmp_path:
     disk.mkdir()
     argv = ["run", *two, "--games", "40", "--seed", "1", "--out", str(disk / "res")]
     script = f"""
-        head -c {400_000 - room} /dev/zero > {disk}/filler || exit 9
+        head -c {DISK - room} /dev/zero > {disk}/filler || exit 9
         {arena_line(argv)} 2> failed.err > /dev/null; echo $? > failed.status
         cp -a {disk}/res failed
         rm {disk}/filler
         {arena_line(argv)} 2> again.err > /dev/null; echo $? > again.status
         cp -a {disk}/res again
     """
-    done = bwrap(["--size", "400000", "--tmpfs", str(disk)], script, tmp_path)
+    done = bwrap(["--size", str(DISK), "--tmpfs", str(disk)], script, tmp_path)
     assert done.returncode == 0, done.stderr
 
     err = (tmp_path / "failed.err").read_text()

@@ -18,6 +18,7 @@ written); so a run can refresh its site every 30 s.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -143,9 +144,15 @@ def _write_if_changed(path: Path, text: str) -> None:
             return
     except (OSError, UnicodeDecodeError):
         pass
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(text, encoding="utf-8")
-    os.replace(tmp, path)  # a page reading it meanwhile sees the old or the new file
+    # Not fsynced, unlike the results: the site can always be written again.
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        tmp.write_text(text, encoding="utf-8")
+        os.replace(tmp, path)  # a page reading it meanwhile sees the old or the new file
+    except OSError as exc:
+        with contextlib.suppress(OSError):
+            tmp.unlink()
+        raise disk_error(exc, path) from None
 
 
 @contextmanager
@@ -157,12 +164,15 @@ def refreshing(folder: Path, *, anchor: tuple[str, float] | None = None,
 
     def loop() -> None:
         wait = every
+        told = False
         while not stop.wait(wait):
             started = time.monotonic()
             try:
                 build_site(folder, anchor=anchor)
             except Exception as exc:  # noqa: BLE001 - the run must go on; the end rebuilds
-                print(f"arena: the results site was not refreshed: {exc}", file=sys.stderr)
+                if not told:  # once: the end of the run says it again if it still fails
+                    print(f"arena: the results site was not refreshed: {exc}", file=sys.stderr)
+                    told = True
             # A huge tournament's site takes seconds: keep it to a fifth of the time.
             wait = max(every, 4 * (time.monotonic() - started))
 
