@@ -227,6 +227,20 @@ def test_report_again_writes_only_what_changed(example: Path, tmp_path: Path) ->
     assert set(changed) <= {"tournament.js"}  # only its clock moves
 
 
+def test_a_record_newer_than_its_replay_is_replayed_again(example: Path, tmp_path: Path) -> None:
+    import os
+
+    folder = tmp_path / "t"
+    shutil.copytree(example, folder)
+    site_build.build_site(folder)
+    replay_file = folder / "site" / "replays" / "000001.js"
+    replay_file.write_text("arenaData(\"replay-000001\",{\"stale\":1});\n")
+    os.utime(replay_file, ns=(1, 1))  # older than its record: a folder made anew
+    site_build.build_site(folder)
+    _, value = read_data(replay_file)
+    assert value["game"] == "000001" and "stale" not in value
+
+
 def test_a_damaged_record_gives_a_replay_that_says_so(example: Path, tmp_path: Path) -> None:
     folder = tmp_path / "t"
     shutil.copytree(example, folder)
@@ -371,7 +385,7 @@ def test_a_refresh_after_new_games_writes_only_the_last_chunk_and_new_replays(
     site_build.build_site(folder)
     now = {p: p.stat().st_mtime_ns for p in out.rglob("*") if p.is_file()}
     written = sorted(str(p.relative_to(out)) for p in now if stamp.get(p) != now[p])
-    new_replays = [f"replays/{n:06d}.js" for n in range(251, 261)]
+    new_replays = [f"replays/{json.loads(line)['record'][8:14]}.js" for line in games[250:260]]
     assert written == sorted(["data/games-0002.js", "data/tournament.js", *new_replays]
                              + [f"data/bot-{b}.js" for b in _bots_changed(games[250:260])])
 

@@ -102,15 +102,17 @@ def write_replays(folder: Path, out: Path, rows: list[site_data.GameRow]) -> int
     except (OSError, ValueError):
         manifest = {}
     fresh = manifest.get("replay_version") != FORMAT_VERSION  # an older format: write all again
-    # One listing of each folder, not a stat per game: a site may hold 100,000.
-    done = set() if fresh else set(_names(out / "replays"))
-    records = set(_names(folder / RECORDS))
+    # One listing of each folder, not a path per game: a site may hold 100,000.
+    # A replay older than its record is written again (the folder was made anew).
+    done = {} if fresh else _mtimes(out / "replays")
+    records = _mtimes(folder / RECORDS)
     written = 0
     for row in rows:
-        if not row.id or f"{row.id}.js" in done:
+        record_time = records.get(f"{row.id}.json.gz")
+        if record_time is None:
+            continue  # no record (deleted by hand): the viewer says there is no replay
+        if done.get(f"{row.id}.js", -1) >= record_time:
             continue
-        if f"{row.id}.json.gz" not in records:
-            continue  # deleted by hand: the viewer says there is no replay
         target = out / "replays" / f"{row.id}.js"
         source = folder / RECORDS / f"{row.id}.json.gz"
         try:
@@ -124,11 +126,13 @@ def write_replays(folder: Path, out: Path, rows: list[site_data.GameRow]) -> int
     return written
 
 
-def _names(folder: Path) -> list[str]:
+def _mtimes(folder: Path) -> dict[str, int]:
+    """File name -> modification time (ns) of every file in ``folder``."""
     try:
-        return os.listdir(folder)
+        with os.scandir(folder) as entries:
+            return {e.name: e.stat().st_mtime_ns for e in entries if e.is_file()}
     except OSError:
-        return []
+        return {}
 
 
 def _write_data(path: Path, name: str, value: Any) -> None:
