@@ -316,6 +316,7 @@ def test_the_site_is_refreshed_while_a_run_goes_on(example: Path, tmp_path: Path
     before = threading.active_count()
     with site_build.refreshing(folder, every=0.05):
         wait_for(10)
+        assert read_data(tournament_js)[1]["meta"]["running"] is True
         with open(folder / "games.jsonl", "a") as f:  # the run goes on
             f.writelines(games[10:20])
         wait_for(20)

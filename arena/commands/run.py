@@ -253,7 +253,9 @@ def run(args: argparse.Namespace) -> int:
         command = meta["command"] if meta is not None else ["arena", *typed]
         meta_out = {"format": FORMAT, "version": VERSION, "arena": __version__,
                     "command": command, "bot_args": bot_args, **options, "bots": bots,
-                    "started": (meta or {}).get("started") or _now()}
+                    # finished: set when this run ends; until then the last run's
+                    "started": (meta or {}).get("started") or _now(),
+                    "finished": (meta or {}).get("finished")}
 
         limits = codec.Limits.from_json(options["limits"])  # checked: by argparse or read_meta
         config = GameConfig(options["players"], options["variant"],

@@ -53,17 +53,18 @@ def bot_file_key(name: str) -> str:
 
 
 def build_site(folder: Path, out: Path | None = None, *,
-               anchor: tuple[str, float] | None = None) -> Path:
+               anchor: tuple[str, float] | None = None, running: bool = False) -> Path:
     """Write (or bring up to date) the site of ``folder``; the path of its index page.
-    A file that cannot be written is a UserError naming it."""
+    ``running``: a run is playing games there (the site says so).  A file that
+    cannot be written is a UserError naming it."""
     out = folder / SITE if out is None else out
     try:
-        return _build(folder, out, anchor)
+        return _build(folder, out, anchor, running)
     except OSError as exc:
         raise disk_error(exc) from None
 
 
-def _build(folder: Path, out: Path, anchor: tuple[str, float] | None) -> Path:
+def _build(folder: Path, out: Path, anchor: tuple[str, float] | None, running: bool) -> Path:
     folder_data = site_data.read_folder(folder)
     ratings = site_data.rate(folder_data, anchor)
     (out / "data").mkdir(parents=True, exist_ok=True)
@@ -75,7 +76,8 @@ def _build(folder: Path, out: Path, anchor: tuple[str, float] | None) -> Path:
 
     # Replays first: a page that lists a game can open it (a site served live).
     write_replays(folder, out, folder_data.rows)
-    summary = site_data.tournament_data(folder_data, ratings, chunk_size=CHUNK_SIZE)
+    summary = site_data.tournament_data(folder_data, ratings, chunk_size=CHUNK_SIZE,
+                                        running=running)
     bots = summary["h2h"]["bots"]
     summary["bot_files"] = {bot: bot_file_key(bot) for bot in bots}
     rows = folder_data.rows
@@ -172,7 +174,7 @@ def refreshing(folder: Path, *, anchor: tuple[str, float] | None = None,
         while not stop.wait(wait):
             started = time.monotonic()
             try:
-                build_site(folder, anchor=anchor)
+                build_site(folder, anchor=anchor, running=True)
             except Exception as exc:  # noqa: BLE001 - the run must go on; the end rebuilds
                 if not told:  # once: the end of the run says it again if it still fails
                     print(f"arena: the results site was not refreshed: {exc}", file=sys.stderr)

@@ -130,7 +130,7 @@ def rate(data: Folder, anchor: tuple[str, float] | None = None) -> RatingTable:
 
 
 def tournament_data(data: Folder, ratings: RatingTable, *, chunk_size: int,
-                    generated: datetime | None = None) -> dict[str, Any]:
+                    generated: datetime | None = None, running: bool = False) -> dict[str, Any]:
     """The index page: standings, the tournament's settings, head-to-head, faults, times."""
     meta = data.meta
     games = data.results
@@ -171,7 +171,8 @@ def tournament_data(data: Folder, ratings: RatingTable, *, chunk_size: int,
             "limits": limits,
             "resources": meta.get("resources"),
             "started": meta.get("started"),
-            "finished": meta.get("finished"),
+            "finished": None if running else meta.get("finished"),
+            "running": running,
             "bots": [{"name": bot.get("name"), "command": shlex.join(_command(bot.get("command"))),
                       "hash": bot.get("hash")} for bot in meta.get("bots", [])],
         },

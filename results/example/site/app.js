@@ -296,7 +296,8 @@
       ["resources", "memory " + (r.memory_mb || "no limit") + " MB, CPU " + (r.cpu_seconds || "no limit") + " s a game, file size " + r.file_size_mb + " MB, open files " + r.open_files + (r.sandbox ? ", sandboxed" : ", no sandbox")],
       ["arena", "version " + m.arena],
       ["started", m.started || "—"],
-      ["finished", m.finished || (m.started ? "not yet (or interrupted)" : "—")],
+      ["finished", m.running ? "not yet: the games are being played (this page is refreshed every 30 s or so)"
+        : m.finished || (m.started ? "not yet (interrupted)" : "—")],
       ["site written", t.generated],
     ];
     const bots = el("table", { class: "data compact", "aria-label": "Bots" },
@@ -527,6 +528,8 @@
       section("Faults", "bot-faults", faults),
       section("Its log (stderr)", "log", logs),
       section("Its games", "bot-games", gameList(t, { fixed: { bot: name }, hash: false, id: "bot-games-table", page: 20 })));
+    // A log's tail is read from its end: the latest lines show first.
+    main().querySelectorAll(".log pre").forEach((pre) => { pre.scrollTop = pre.scrollHeight; });
   }
 
   // ================================================================ replay
