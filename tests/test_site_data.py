@@ -286,6 +286,11 @@ def test_arena_run_writes_the_site_and_prints_its_index_last(
     assert len(list((out / "site" / "replays").glob("*.js"))) == len(lines) == 4
     meta = json.loads((out / "tournament.json").read_text())
     assert meta["started"].endswith("UTC") and meta["finished"] >= meta["started"]
+    # again, with nothing left to play: the same last line, and the site as it was
+    site = {p: p.stat().st_mtime_ns for p in (out / "site").rglob("*")}
+    assert main(["run", *bots, "--games", "4", "--seed", "5", "--out", str(out)]) == 0
+    assert capsys.readouterr().out.strip().splitlines()[-1] == last
+    assert {p: p.stat().st_mtime_ns for p in (out / "site").rglob("*")} == site
     # the histogram the site's percentiles are summed from
     seat_times = json.loads(lines[0])["decision_ms"][0]
     assert sum(seat_times["hist"][1:]) == seat_times["n"]

@@ -39,7 +39,7 @@ from arena.files import disk_error
 from arena.protocol import codec
 from arena.referee.bots import MANIFEST, BotSpecError, bot_hash
 from arena.referee.preflight import build_all, handshake_all
-from arena.site.build import build_site, refreshing
+from arena.site.build import SITE, build_site, refreshing
 from arena.tournament import report as reports
 from arena.tournament.ratings import GameResult, fit_ratings
 from arena.tournament.runner import Progress, RunPlan, run_games
@@ -275,6 +275,8 @@ def run(args: argparse.Namespace) -> int:
             print(f"{folder}: {total} games ({total} already played), seed {options['seed']}, "
                   f"{len(names)} bots: nothing to play", file=sys.stderr)
             _report(folder, names, anchor, write=not (folder / "standings.md").exists())
+            if (folder / SITE / "index.html").exists():
+                print(folder / SITE / "index.html")  # as after a run, written then
             return 0
         if scheduled - done_keys:
             unbuilt = {refusal.bot for refusal in refusals}
