@@ -253,7 +253,13 @@ def test_a_bots_page_shows_its_faults_with_the_line_and_a_link_to_the_game(
         f"replay.html#game={fault[0]['record'][8:14]}&fault=garbage")
     log = driver.find_element("css selector", ".log pre")
     assert log.text.splitlines()[-1] == HOSTILE
-    assert css(driver, ".log pre *") == [] and "garbage" in driver.title
+    # only the referee's game marks become links (to the game's replay), nothing else
+    marks = [line for line in log.text.splitlines() if line.startswith("== game ")]
+    links = log.find_elements("css selector", "*")
+    assert marks and [a.text for a in links] == marks
+    assert all(a.tag_name == "a" and "replay.html#game=" in a.get_attribute("href")
+               for a in links)
+    assert "garbage" in driver.title
     rows = css(driver, "#bot-games-table tbody tr")
     assert len(rows) == min(20, sum("garbage" in g["seats"] for g in games))
     screenshot(driver, tmp_path, "bot")

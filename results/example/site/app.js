@@ -521,7 +521,7 @@
     }
     const logs = b.logs.length ? b.logs.map((l) => el("figure", { class: "log" },
       el("figcaption", null, el("code", { text: l.file }), l.cut ? " (last lines of " + l.size.toLocaleString("en") + " bytes)" : ""),
-      el("pre", { tabindex: "0", text: l.text || "(empty)" }))) : el("p", { text: "No log." });
+      el("pre", { tabindex: "0" }, logLines(l.text)))) : el("p", { text: "No log." });
     show(el("h1", null, el("span", { class: "muted", text: "bot " }), name),
       stats,
       section("Against each opponent", "opp", scroll(opp)),
@@ -530,6 +530,15 @@
       section("Its games", "bot-games", gameList(t, { fixed: { bot: name }, hash: false, id: "bot-games-table", page: 20 })));
     // A log's tail is read from its end: the latest lines show first.
     main().querySelectorAll(".log pre").forEach((pre) => { pre.scrollTop = pre.scrollHeight; });
+  }
+
+  // A log as text; the referee's "== game N, record R ==" marks link to the game.
+  function logLines(text) {
+    if (!text) return "(empty)";
+    return text.split("\n").map((line, i) => {
+      const mark = /^== game \d+, record records\/(\d+)\.json\.gz ==$/.exec(line);
+      return [i ? "\n" : "", mark ? gameLink(mark[1], line) : line];
+    });
   }
 
   // ================================================================ replay
