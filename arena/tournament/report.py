@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import csv
 import io
-import math
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
@@ -28,6 +27,7 @@ from arena.tournament.ratings import (
     as_game_results,
     pairwise_scores,
 )
+from arena.tournament.times import TimeSummary, time_summaries
 
 # A bigger head-to-head grid is unreadable in Markdown; standings.md says so instead.
 MAX_HEAD_TO_HEAD_BOTS: Final = 32
@@ -66,66 +66,38 @@ def fault_kinds(counts: Mapping[str, Counter[str]]) -> list[str]:
 
 
 class DecisionTimes:
-    """Each bot's decision times, gathered from the game lines' per-seat
-    summaries (``decision_ms``: decisions, median and max of one game)."""
+    """Each bot's decision times, added up from the game lines' per-seat
+    summaries (:mod:`arena.tournament.times`)."""
 
     def __init__(self) -> None:
-        self._medians: dict[str, list[tuple[float, int]]] = {}
-        self._maxima: dict[str, list[float]] = {}
+        self.by_bot: dict[str, TimeSummary] = {}
 
     def add(self, line: Mapping[str, Any]) -> None:
-        """Count one game line; lines without summaries count for nothing."""
-        summaries = line.get("decision_ms")
-        seats = line.get("seats")
-        if not isinstance(summaries, list) or not isinstance(seats, list):
-            return
-        for bot, summary in zip(seats, summaries, strict=False):
-            if not isinstance(bot, str) or not isinstance(summary, Mapping):
-                continue
-            n, median, most = summary.get("n"), summary.get("median"), summary.get("max")
-            if not (isinstance(n, int) and n > 0 and isinstance(median, int | float)
-                    and isinstance(most, int | float)):
-                continue
-            self._medians.setdefault(bot, []).append((float(median), n))
-            self._maxima.setdefault(bot, []).append(float(most))
+        """Count one game line."""
+        time_summaries([line], self.by_bot)
 
     def table(self, order: Sequence[str], limit_ms: float | None = None) -> Table:
-        """Decisions, the median of the games' medians (weighted by decisions),
-        the 99th percentile and the largest of the games' slowest decisions,
-        and the limit, one row per bot that decided anything."""
-        headers = ["bot", "decisions", "median ms", "p99 of game max ms", "max ms"]
+        """Decisions, median, 99th percentile and max, and the limit, one row
+        per bot that decided anything."""
+        headers = ["bot", "decisions", "median ms", "p99 ms", "max ms"]
         if limit_ms is not None:
             headers.append("limit ms")
         rows = []
-        for bot in [*order, *sorted(set(self._medians) - set(order))]:
-            medians = self._medians.get(bot)
-            if not medians:
+        for bot in [*order, *sorted(set(self.by_bot) - set(order))]:
+            summary = self.by_bot.get(bot)
+            if summary is None or not summary.n:
                 continue
-            maxima = sorted(self._maxima[bot])
-            row = [
-                bot,
-                str(sum(n for _, n in medians)),
-                _ms(_weighted_median(medians)),
-                _ms(maxima[min(len(maxima) - 1, math.ceil(0.99 * len(maxima)) - 1)]),
-                _ms(maxima[-1]),
-            ]
+            row = [bot, str(summary.n), _ms(summary.median()), _ms(summary.percentile(99)),
+                   _ms(summary.max)]
             if limit_ms is not None:
                 row.append(_ms(limit_ms))
             rows.append(tuple(row))
         return Table(tuple(headers), tuple(rows), ("left",) + ("right",) * (len(headers) - 1))
 
 
-def _weighted_median(values: list[tuple[float, int]]) -> float:
-    ordered = sorted(values)
-    half, seen = sum(n for _, n in ordered) / 2.0, 0
-    for value, n in ordered:
-        seen += n
-        if seen >= half:
-            return value
-    return ordered[-1][0]  # pragma: no cover - the loop always reaches half
-
-
-def _ms(value: float) -> str:
+def _ms(value: float | None) -> str:
+    if value is None:
+        return NO_VALUE
     return f"{value:.1f}" if value < 100 else f"{value:.0f}"
 
 

@@ -95,9 +95,12 @@ class TimeSummary:
         return ordered[-1][0]
 
 
-def time_summaries(games: Iterable[Mapping[str, Any]]) -> dict[str, TimeSummary]:
-    """bot -> its decision times over the game lines (as in games.jsonl)."""
-    found: dict[str, TimeSummary] = {}
+def time_summaries(
+    games: Iterable[Mapping[str, Any]], found: dict[str, TimeSummary] | None = None
+) -> dict[str, TimeSummary]:
+    """bot -> its decision times over the game lines (as in games.jsonl), added
+    to ``found`` if given."""
+    found = {} if found is None else found
     for game in games:
         per_seat = game.get("decision_ms") or []
         for name, summary in zip(game.get("seats", ()), per_seat, strict=False):
