@@ -6,7 +6,9 @@ change each, and ``None`` lifts one):
 * **Memory**, 1024 MB: the resident set size (RSS) of all the bot's processes
   together, read from ``/proc`` every 50 ms by a watchdog task in the referee.
   Over it, all of them are killed (SIGKILL) and ``limit_hit`` says
-  ``memory 1024 MB``.
+  ``memory 1024 MB``. The kill is the keeper's (``SIGUSR1``, see launch.py): it
+  kills and reaps every descendant, those born meanwhile included, until none
+  is left, then dies of SIGKILL; the referee's reader learns of it at once.
 * **CPU time**, 60 s per game: user + system time of all the bot's processes
   (children it has reaped included), counted by the same watchdog from the
   last ``BotProcess.reset_cpu()``, which the referee calls as each game
@@ -148,13 +150,14 @@ def _num(value: float) -> str:
 
 
 def launcher_argv(limits: BotLimits, *, status_fd: int | None = None,
-                  cpus: Iterable[int] | None = None) -> list[str]:
+                  cpus: Iterable[int] | None = None, handoff: bool = False) -> list[str]:
     """The command line that applies ``limits`` and then runs what follows it.
 
     Append the program and its arguments. ``status_fd`` (inherited by the child,
     e.g. through ``pass_fds``) receives the error if the exec fails; see launch.py.
     ``cpus``: the keeper pins itself to these CPUs before it starts the bot, so the
-    bot and everything it starts run on them only.
+    bot and everything it starts run on them only. ``handoff``: the program gets
+    the bot's stdin and stdout as fds 3 and 4 (for bwrap; see launch.py).
     """
     options = [f"{name}={value}" for name, value in limits.rlimits().items()]
     options.append("dropcap=1")
@@ -162,6 +165,8 @@ def launcher_argv(limits: BotLimits, *, status_fd: int | None = None,
         options.append(f"status={status_fd}")
     if cpus is not None:
         options.append("cpus=" + ",".join(str(cpu) for cpu in sorted(cpus)))
+    if handoff:
+        options.append("handoff=1")
     return [sys.executable or "python3", "-I", "-S", str(LAUNCHER), *options, "--"]
 
 

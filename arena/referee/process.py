@@ -80,6 +80,8 @@ _GROUP_WAIT: Final = 2.0
 # Bound on waiting for the keeper to kill a bot's processes and end, when asked.
 _KEEPER_WAIT: Final = 1.0
 _GROUP_POLL: Final = 0.005
+_NO_LIMITS: Final = BotLimits(memory_mb=None, cpu_seconds=None, file_size_mb=None,
+                              open_files=None)
 
 
 class BotFault(Exception):
@@ -178,6 +180,7 @@ class BotProcess:
         exit_wait: float,
         limits: BotLimits | None = None,
         sandboxed: bool = False,
+        kept: bool = False,
     ) -> None:
         assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
         self.name = spec.name
@@ -210,6 +213,7 @@ class BotProcess:
 
         self.limits = limits
         self.sandboxed = sandboxed
+        self.kept = kept  # the leader is the keeper (launch.py)
         self._watchdog: Watchdog | None = None
         self._watch_scope = trio.CancelScope()
         self._limit_hit: str | None = None
@@ -269,14 +273,24 @@ class BotProcess:
             return
         self._limit_hit = what
         self._write_log(f"[arena: pid {self.pid} is over its limit: {what}; killed]\n".encode())
-        self._signal_group(signal.SIGKILL)
-        # Descendants that left the group (setsid) were counted, so they go too.
+        # The keeper (a subreaper: every orphan of the bot is its child) kills the
+        # whole tree until nothing is left, then dies of SIGKILL; not killpg, which
+        # would kill the keeper first and let what it would adopt escape. The pids
+        # seen at the last look die now, so the bot stops growing meanwhile.
+        self._signals_sent.add(signal.SIGKILL)
+        try:
+            os.kill(self.pid, signal.SIGUSR1)
+        except ProcessLookupError:
+            pass
         for pid in pids:
             if pid != self.pid:
                 try:
                     os.kill(pid, signal.SIGKILL)
                 except (ProcessLookupError, PermissionError):
                     pass
+        # A reader waiting for the answer learns of it now, not at EOF (which a
+        # process that escaped the keeper could hold off).
+        trio.lowlevel.notify_closing(self._stdout.fileno())
 
     async def _watch(self) -> None:
         assert self._watchdog is not None
@@ -361,10 +375,16 @@ class BotProcess:
         fd = self._stdout.fileno()
         waited = False
         while True:
+            if self._limit_hit is not None:
+                return False  # killed: what it may still say does not count
             try:
                 data = os.read(fd, CHUNK)
             except BlockingIOError:
-                await trio.lowlevel.wait_readable(fd)
+                try:
+                    await trio.lowlevel.wait_readable(fd)
+                except trio.ClosedResourceError:
+                    if self._limit_hit is None:
+                        raise
                 waited = True
                 continue
             except OSError as exc:
@@ -459,7 +479,7 @@ class BotProcess:
         self._watch_scope.cancel()  # from here on, close decides how the bot ends
         inside = self._sandbox_init() if self.sandboxed else []
         self._stdin.close()  # EOF on the bot's stdin: a polite bot ends here
-        if grace <= 0 and self.limits is not None and self.returncode is None:
+        if grace <= 0 and self.kept and self.returncode is None:
             # The leader is the keeper (launch.py): on SIGTERM it SIGKILLs the bot and
             # every descendant, those that left the group included, which a SIGKILL
             # of the group would leave behind. SIGKILL below if it does not end.
@@ -620,11 +640,14 @@ async def open_bot_process(
         try:
             if sandbox is not None:
                 argv = sandbox_argv(
-                    argv, bot_path=spec.path, scratch_dir=scratch_dir, sandbox=sandbox
+                    argv, bot_path=spec.path, scratch_dir=scratch_dir, sandbox=sandbox,
+                    handoff=True,
                 )
-            if limits is not None:
+            if limits is not None or sandbox is not None:
+                # A sandbox always runs under a keeper: it hands bwrap the bot's pipes.
                 status_read, status_write = os.pipe()
-                argv = [*launcher_argv(limits, status_fd=status_write, cpus=cpus), *argv]
+                argv = [*launcher_argv(limits or _NO_LIMITS, status_fd=status_write, cpus=cpus,
+                                       handoff=sandbox is not None), *argv]
             proc = await trio.lowlevel.open_process(
                 argv,
                 stdin=subprocess.PIPE,
@@ -635,7 +658,7 @@ async def open_bot_process(
                 env=bot_env(scratch_dir),
                 pass_fds=() if status_write is None else (status_write,),
             )
-            if cpus is not None and limits is None:
+            if cpus is not None and status_write is None:
                 # No keeper to pin it before its exec, so pin it right after. Only a
                 # thread or child started in the moment since the exec (microseconds
                 # to a scheduler tick) escapes; runtimes start theirs later, and a
@@ -675,6 +698,7 @@ async def open_bot_process(
             exit_wait=exit_wait,
             limits=limits,
             sandboxed=sandbox is not None,
+            kept=status_write is not None,
         )
         notes = [f"limits: {limits.describe()}"] if limits is not None else []
         if sandbox is not None:

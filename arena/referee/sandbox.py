@@ -34,6 +34,12 @@ it, so nothing a bot started outlives it; ``BotProcess.close`` waits (bounded)
 until that has happened. Exit statuses pass through bwrap: a bot killed by signal N
 shows as status 128 + N.
 
+Pipes: bwrap keeps its own fds 0-2 open for the sandbox's life, in two
+processes, so a bot that closed its stdout (or stdin) would not look closed to
+the referee until the sandbox ended. So the keeper hands bwrap the bot's stdin
+and stdout as fds 3 and 4 (bwrap closes every fd above 2 in its own processes),
+and ``HANDOFF``, run first inside, makes them the bot's 0 and 1 again.
+
 Builds (``bot.toml`` ``build``) run outside the sandbox, before any game.
 
 A bot that runs as root inside is still uid 0 for the files it can see: run
@@ -72,6 +78,10 @@ MASKED: Final = (
     "/etc/security/opasswd",
 )
 DEFAULT_TMP_MB: Final = 64
+# Run first inside the sandbox: the keeper hands bwrap the bot's stdin and stdout
+# as fds 3 and 4 (launch.py ``handoff=1``), since bwrap holds its own 0-2 open
+# for the sandbox's life; here they become the bot's 0 and 1 again.
+HANDOFF: Final = ("/bin/sh", "-c", 'exec 0<&3 1>&4 3<&- 4>&-; exec "$@"', "sh")
 CHECK_TIMEOUT: Final = 30.0
 
 INSTALL_HINT: Final = (
@@ -115,6 +125,7 @@ def sandbox_argv(
     scratch_dir: Path,
     sandbox: Sandbox | None = None,
     bwrap: str | None = None,
+    handoff: bool = False,
 ) -> list[str]:
     """The command line that runs ``argv`` inside the sandbox.
 
@@ -122,7 +133,8 @@ def sandbox_argv(
     ``scratch_dir`` read-write, both at their own paths; ``argv`` runs with the
     scratch directory as working directory, in the environment it is given.
     Raises ``SandboxError`` if ``argv[0]`` would not be visible inside, and
-    ``SandboxUnavailable`` if bwrap is not installed.
+    ``SandboxUnavailable`` if bwrap is not installed. ``handoff``: bwrap gets the
+    bot's stdin and stdout as fds 3 and 4 (from the keeper, ``handoff=1``).
     """
     sandbox = sandbox or Sandbox()
     bwrap = bwrap or find_bwrap()
@@ -170,7 +182,7 @@ def sandbox_argv(
                 f"bot's own files and arena's Python); install it under /usr, or add its "
                 f"directory to the sandbox's read-only directories"
             )
-    return [*args, *argv]
+    return [*args, *(HANDOFF if handoff else ()), *argv]
 
 
 def _python_dirs() -> list[str]:

@@ -6,7 +6,10 @@ It exits at EOF on stdin.
 echo TEXT | alloc MB | alloc-child MB (in a child in its own session) | burn S |
 burn-forever | burn-child | write MB | write-dfl MB (SIGXFSZ at its default) |
 files | status FIELD | limits | raise-nofile | abort | connect PORT | pids | signal PID |
-mem PID | touch PATH | spawn-sleep SECONDS (in its own session, without our stdio)
+mem PID | touch PATH | spawn-sleep SECONDS (in its own session, without our stdio) |
+storm DEPTH (a tree of 2**(DEPTH+1)-2 children, each in a session of its own,
+forked as fast as they can, all holding our stdout; answers nothing) |
+close-stdout | close-stdin (and keeps running; answers nothing)
 """
 
 import errno
@@ -40,6 +43,17 @@ def burn(seconds: float) -> None:
     end = time.process_time() + seconds
     while time.process_time() < end:
         pass
+
+
+def storm(depth: int) -> None:
+    """Fork two children that start sessions of their own and do the same, down to
+    ``depth``, then sleep: all hold our stdout."""
+    for _ in range(2):
+        if depth > 0 and os.fork() == 0:
+            os.setsid()
+            storm(depth - 1)
+            time.sleep(3600)
+            os._exit(0)
 
 
 def limits_line() -> str:
@@ -140,6 +154,14 @@ def run(cmd: str, arg: str) -> None:
             ["sleep", arg], start_new_session=True, stdin=quiet, stdout=quiet, stderr=quiet
         )
         send(f"child {child.pid}")
+    elif cmd == "storm":
+        storm(int(arg))
+    elif cmd == "close-stdout":
+        os.close(1)
+        time.sleep(3600)
+    elif cmd == "close-stdin":
+        os.close(0)
+        time.sleep(3600)
     else:
         send("unknown command")
 

@@ -1,0 +1,171 @@
+"""Hostile bots against isolation (keeper, limits, sandbox): issue 11, items 1-8 and 15.
+
+Each test runs a copy of the fake bot ``lim_tool.py`` (or a bot of its own) from
+the test's temporary folder, so every process of the test names that folder in
+its command line: after the test, ``left`` must find none alive. Limits are
+small (64 MB, short decision times) and waits are bounded by events (EOF, the
+keeper's exit), never by sleeps.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+
+import pytest
+import trio
+from test_process import hang_guarded
+from test_sandbox import bwrap_works  # noqa: F401  (a fixture)
+
+from arena.referee.bots import resolve_bot
+from arena.referee.limits import BotLimits
+from arena.referee.process import BotExited, BotProcess, open_bot_process
+from arena.referee.sandbox import Sandbox
+
+FAKE = Path(__file__).parent / "fake_bots"
+HANG_GUARD = 30.0
+# Far longer than any of these bots needs when all is well; a bot that holds
+# the referee off until a deadline fails the test instead.
+AT_ONCE = 10.0
+SMALL = BotLimits(memory_mb=64, cpu_seconds=5, file_size_mb=1, open_files=64)
+
+pytestmark = pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs Linux /proc")
+trio_test = hang_guarded(HANG_GUARD)
+
+
+def live(marker: str) -> list[str]:
+    """Live processes (zombies do not count) whose command line holds ``marker``."""
+    found = []
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        try:
+            cmdline = Path("/proc", name, "cmdline").read_bytes().replace(b"\0", b" ")
+            state = Path("/proc", name, "stat").read_bytes().rpartition(b")")[2].split()[0]
+        except (OSError, IndexError):
+            continue
+        if marker.encode() in cmdline and state not in (b"Z", b"X"):
+            found.append(f"{name}: {cmdline.decode(errors='replace')}")
+    return found
+
+
+def left(marker: str) -> list[str]:
+    """What is alive of the test's processes; killed, so a failure leaves nothing behind."""
+    found = live(marker)
+    for line in found:
+        try:
+            os.kill(int(line.split(":")[0]), signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+    return found
+
+
+@asynccontextmanager
+async def tool(tmp_path: Path, *, limits: BotLimits | None = SMALL,
+               sandbox: Sandbox | None = None, exit_wait: float = 5.0,
+               ) -> AsyncIterator[BotProcess]:
+    """lim_tool.py, copied into the test's folder (which every process then names)."""
+    folder = tmp_path / "bot"
+    folder.mkdir(exist_ok=True)
+    shutil.copyfile(FAKE / "lim_tool.py", folder / "lim_tool.py")
+    async with open_bot_process(
+        resolve_bot(str(folder / "lim_tool.py")), scratch_dir=tmp_path / "scratch",
+        log_path=tmp_path / "logs" / "tool.log", close_grace=0.5, exit_wait=exit_wait,
+        limits=limits, sandbox=sandbox,
+    ) as bot:
+        yield bot
+
+
+async def ask(bot: BotProcess, command: str) -> str:
+    await bot.send_line(command)
+    return await bot.read_line()
+
+
+async def dies_at_once(bot: BotProcess) -> BotExited:
+    """The next read ends in EOF well before any deadline a referee would set."""
+    with trio.fail_after(AT_ONCE), pytest.raises(BotExited) as info:
+        await bot.read_line()
+    return info.value
+
+
+sandboxes = pytest.mark.parametrize("sandboxed", [False, True], ids=["plain", "sandbox"])
+
+
+def sandbox_for(sandboxed: bool, request: pytest.FixtureRequest) -> Sandbox | None:
+    if not sandboxed:
+        return None
+    request.getfixturevalue("bwrap_works")
+    return Sandbox()
+
+
+# ------------------------------------------ 1. a limit kill leaves nothing behind
+
+
+@sandboxes
+@trio_test
+async def test_a_limit_kill_leaves_no_process_and_is_seen_at_once(
+        tmp_path: Path, sandboxed: bool, request: pytest.FixtureRequest) -> None:
+    # A child in its own session forks children that start sessions of their own,
+    # all holding the bot's stdout, until the watchdog finds it over 64 MB. The
+    # forks go on while the bot is killed: those born after the watchdog's last
+    # look used to survive (the keeper was killed with the group), holding the
+    # referee off until its deadline.
+    marker = str(tmp_path)
+    try:
+        async with tool(tmp_path, sandbox=sandbox_for(sandboxed, request)) as bot:
+            await bot.send_line("storm 6")
+            exited = await dies_at_once(bot)
+            assert bot.limit_hit == "memory 64 MB"
+            assert exited.returncode == -signal.SIGKILL
+            assert "sent by arena" in bot.describe_exit()
+            # The keeper reaped every process of the bot before it ended.
+            assert live(marker) == []
+    finally:
+        assert left(marker) == []
+
+
+# ------------------------ 5. closing stdout or stdin is seen at once, sandbox or not
+
+
+@sandboxes
+@trio_test
+async def test_a_bot_that_closes_its_stdout_is_seen_at_once(
+        tmp_path: Path, sandboxed: bool, request: pytest.FixtureRequest) -> None:
+    marker = str(tmp_path)
+    try:
+        # exit_wait: how long a read at EOF waits for the exit status; it keeps running.
+        async with tool(tmp_path, sandbox=sandbox_for(sandboxed, request),
+                        exit_wait=0.1) as bot:
+            assert await ask(bot, "echo hi") == "hi"
+            await bot.send_line("close-stdout")
+            exited = await dies_at_once(bot)
+            assert "closed its output" in str(exited)
+            assert exited.returncode is None  # it keeps running: the same either way
+        assert live(marker) == []
+    finally:
+        assert left(marker) == []
+
+
+@sandboxes
+@trio_test
+async def test_a_bot_that_closes_its_stdin_is_seen_at_once(
+        tmp_path: Path, sandboxed: bool, request: pytest.FixtureRequest) -> None:
+    marker = str(tmp_path)
+    try:
+        # exit_wait: how long a read at EOF waits for the exit status; it keeps running.
+        async with tool(tmp_path, sandbox=sandbox_for(sandboxed, request),
+                        exit_wait=0.1) as bot:
+            assert await ask(bot, "echo hi") == "hi"
+            await bot.send_line("close-stdin")
+            # Once no process holds the read end, a write fails: the pipe (64 KiB)
+            # fills up first only if something still holds it, as bwrap did.
+            with trio.fail_after(AT_ONCE), pytest.raises(BotExited, match="stopped reading"):
+                while True:
+                    await bot.send_line("x" * 4000)
+        assert live(marker) == []
+    finally:
+        assert left(marker) == []
