@@ -169,3 +169,35 @@ async def test_a_bot_that_closes_its_stdin_is_seen_at_once(
         assert live(marker) == []
     finally:
         assert left(marker) == []
+
+
+# ------------------------------ 6. a write past the file size limit is named as such
+
+
+@sandboxes
+@trio_test
+async def test_a_bot_that_dies_of_efbig_is_over_the_file_size_limit(
+        tmp_path: Path, sandboxed: bool, request: pytest.FixtureRequest) -> None:
+    # Python ignores SIGXFSZ: the write fails (EFBIG) and the bot dies of the
+    # error with status 1, which used to read as a plain crash.
+    async with tool(tmp_path, sandbox=sandbox_for(sandboxed, request)) as bot:
+        await bot.send_line("write-die 4")
+        exited = await dies_at_once(bot)
+        assert exited.returncode == 1
+        assert bot.limit_hit == "file size 1 MB"
+    assert (tmp_path / "scratch" / "big").stat().st_size == 1 << 20
+    assert left(str(tmp_path)) == []
+
+
+@trio_test
+async def test_a_crash_beside_an_old_full_file_is_only_a_crash(tmp_path: Path) -> None:
+    # A file at the limit from before this process started says nothing of its end.
+    (tmp_path / "scratch").mkdir()
+    old = tmp_path / "scratch" / "old"
+    old.write_bytes(b"\0" * (1 << 20))
+    os.utime(old, (1, 1))
+    async with tool(tmp_path) as bot:
+        await bot.send_line("abort")
+        await dies_at_once(bot)
+        assert bot.returncode == -signal.SIGABRT
+        assert bot.limit_hit is None

@@ -79,6 +79,7 @@ DEFAULT_CPU_SECONDS: Final = 60.0
 DEFAULT_FILE_SIZE_MB: Final = 64
 DEFAULT_OPEN_FILES: Final = 256
 WATCH_INTERVAL: Final = 0.05
+_SCAN_CAP: Final = 10_000  # directory entries looked at in a bot's folder, at most
 
 LAUNCHER: Final = Path(__file__).with_name("launch.py")
 MB: Final = 1 << 20
@@ -180,6 +181,37 @@ def exit_limit(limits: BotLimits, returncode: int | None, *, sandboxed: bool = F
         return None
     if returncode == -signal.SIGXFSZ or (sandboxed and returncode == 128 + signal.SIGXFSZ):
         return f"file size {_num(limits.file_size_mb)} MB"
+    return None
+
+
+def full_file_limit(limits: BotLimits, folder: Path, since: float) -> str | None:
+    """``file size N MB`` if a file in ``folder`` written since ``since`` (a time) is at the limit.
+
+    For a bot that ended with an error: Python (and other runtimes) ignore SIGXFSZ,
+    so a write past the limit fails (EFBIG) instead of killing the bot, and the bot
+    exits through its error. The file left at exactly the limit says why. Looks at
+    ``_SCAN_CAP`` entries at most, and follows no symlink.
+    """
+    if limits.file_size_mb is None:
+        return None
+    size = int(limits.file_size_mb * MB)
+    todo, seen = [str(folder)], 0
+    while todo and seen < _SCAN_CAP:
+        try:
+            with os.scandir(todo.pop()) as entries:
+                for entry in entries:
+                    seen += 1
+                    try:
+                        if entry.is_dir(follow_symlinks=False):
+                            todo.append(entry.path)
+                        elif entry.is_file(follow_symlinks=False):
+                            info = entry.stat(follow_symlinks=False)
+                            if info.st_size >= size and info.st_mtime >= since:
+                                return f"file size {_num(limits.file_size_mb)} MB"
+                    except OSError:
+                        continue
+        except OSError:
+            continue
     return None
 
 

@@ -57,6 +57,7 @@ from arena.referee.limits import (
     ProcessTable,
     Watchdog,
     exit_limit,
+    full_file_limit,
     launcher_argv,
     read_stat,
 )
@@ -181,6 +182,7 @@ class BotProcess:
         limits: BotLimits | None = None,
         sandboxed: bool = False,
         kept: bool = False,
+        scratch_dir: Path | None = None,
     ) -> None:
         assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
         self.name = spec.name
@@ -214,6 +216,9 @@ class BotProcess:
         self.limits = limits
         self.sandboxed = sandboxed
         self.kept = kept  # the leader is the keeper (launch.py)
+        self.scratch_dir = scratch_dir
+        self._started_at = time.time()
+        self._full_file: str | None = None
         self._watchdog: Watchdog | None = None
         self._watch_scope = trio.CancelScope()
         self._limit_hit: str | None = None
@@ -243,14 +248,22 @@ class BotProcess:
     def limit_hit(self) -> str | None:
         """The resource limit the bot hit: "memory 256 MB", "cpu 10 s", "file size 64 MB".
 
-        Set when the watchdog killed the bot over its memory or CPU, or when the
-        bot died of SIGXFSZ; else None (always None without ``limits``). A bot at
-        its open-files limit, or one that ignores SIGXFSZ, gets an error from the
-        system call instead and carries on (or fails) as it sees fit.
+        Set when the watchdog killed the bot over its memory or CPU, when the
+        bot died of SIGXFSZ, or when it ended with an error status leaving a file
+        at the size limit in its scratch directory (a bot that ignores SIGXFSZ, as
+        Python does, gets EFBIG and may die of the error); else None (always None
+        without ``limits``). A bot at its open-files limit, or one that survives
+        EFBIG, carries on as it sees fit.
         """
         if self._limit_hit is not None or self.limits is None:
             return self._limit_hit
-        return exit_limit(self.limits, self.returncode, sandboxed=self.sandboxed)
+        hit = exit_limit(self.limits, self.returncode, sandboxed=self.sandboxed)
+        if hit is None and self.returncode not in (None, 0) and self.scratch_dir is not None:
+            if self._full_file is None:  # looked for once: the bot has ended
+                self._full_file = full_file_limit(self.limits, self.scratch_dir,
+                                                  self._started_at) or ""
+            hit = self._full_file or None
+        return hit
 
     @property
     def cpu_used(self) -> float | None:
@@ -699,6 +712,7 @@ async def open_bot_process(
             limits=limits,
             sandboxed=sandbox is not None,
             kept=status_write is not None,
+            scratch_dir=scratch_dir,
         )
         notes = [f"limits: {limits.describe()}"] if limits is not None else []
         if sandbox is not None:

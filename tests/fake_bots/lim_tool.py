@@ -5,6 +5,7 @@ It exits at EOF on stdin.
 
 echo TEXT | alloc MB | alloc-child MB (in a child in its own session) | burn S |
 burn-forever | burn-child | write MB | write-dfl MB (SIGXFSZ at its default) |
+write-die MB (exits with status 1 when the write fails) |
 files | status FIELD | limits | raise-nofile | abort | connect PORT | pids | signal PID |
 mem PID | touch PATH | spawn-sleep SECONDS (in its own session, without our stdio) |
 storm DEPTH (a tree of 2**(DEPTH+1)-2 children, each in a session of its own,
@@ -104,6 +105,12 @@ def run(cmd: str, arg: str) -> None:
             for _ in range(int(arg)):
                 f.write(b"\0" * (1 << 20))
         send("wrote")
+    elif cmd == "write-die":  # EFBIG uncaught, as most bots would
+        try:
+            run("write", arg)
+        except OSError as exc:
+            print(f"write-die: {exc}", file=sys.stderr)
+            sys.exit(1)
     elif cmd == "write-dfl":
         signal.signal(signal.SIGXFSZ, signal.SIG_DFL)
         run("write", arg)
