@@ -21,12 +21,19 @@ import trio
 from test_process import hang_guarded
 from test_sandbox import bwrap_works  # noqa: F401  (a fixture)
 
+from arena.engine.game import GameConfig
+from arena.protocol import codec
 from arena.referee.bots import resolve_bot
 from arena.referee.limits import BotLimits
+from arena.referee.lineup import open_lineup, start_all
+from arena.referee.match import play_game
+from arena.referee.player import BotPlayer
 from arena.referee.process import BotExited, BotProcess, open_bot_process
 from arena.referee.sandbox import Sandbox
 
 FAKE = Path(__file__).parent / "fake_bots"
+HOSTILE = Path(__file__).parent / "hostile"
+EXAMPLES = Path(__file__).resolve().parents[1] / "example_bots"
 HANG_GUARD = 30.0
 # Far longer than any of these bots needs when all is well; a bot that holds
 # the referee off until a deadline fails the test instead.
@@ -201,3 +208,42 @@ async def test_a_crash_beside_an_old_full_file_is_only_a_crash(tmp_path: Path) -
         await dies_at_once(bot)
         assert bot.returncode == -signal.SIGABRT
         assert bot.limit_hit is None
+
+
+# ------------------------------------ 7. CPU burnt between games counts against the next
+
+
+@trio_test
+async def test_cpu_burnt_between_games_is_charged_to_the_next_game(tmp_path: Path) -> None:
+    bots = tmp_path / "bots"
+    bots.mkdir()
+    for name, source in (("spin_between", HOSTILE / "spin_between.py"),
+                         ("random", EXAMPLES / "random.py")):
+        shutil.copyfile(source, bots / f"{name}.py")
+    specs = [resolve_bot(str(bots / "spin_between.py")), resolve_bot(str(bots / "random.py"))]
+    limits = codec.Limits(startup_ms=5000, decision_ms=2000, bank_ms=1000, game_ms=60_000)
+    options = {"limits": BotLimits(memory_mb=200, cpu_seconds=0.5)}
+    config = GameConfig(2)
+    try:
+        async with open_lineup(limits=limits, process_options=options) as lineup:
+            hosts = [lineup.host(spec, scratch_dir=tmp_path / "scratch" / spec.name,
+                                 log_path=tmp_path / "logs" / f"{spec.name}.log")
+                     for spec in specs]
+            first = await play_game(await start_all(hosts), config, 1, limits)
+            assert first.faults == (None, None)
+            # Its child burns CPU while no game is on, until the watchdog ends it.
+            spinner = await hosts[0].player()
+            assert isinstance(spinner, BotPlayer)
+            while spinner.process.limit_hit is None:
+                await trio.sleep(0.01)
+            second = await play_game(await start_all(hosts), config, 2, limits)
+            fault = second.faults[0]
+            assert fault is not None and fault.kind == "limit", second.faults
+            assert fault.detail == "over its limit: cpu 0.5 s (between games)"
+            assert second.faults[1] is None
+            # And the game after that is a fresh start.
+            third = await play_game(await start_all(hosts), config, 3, limits)
+            assert third.faults == (None, None)
+        assert live(str(bots)) == []
+    finally:
+        assert left(str(bots)) == []

@@ -11,8 +11,10 @@ change each, and ``None`` lifts one):
   is left, then dies of SIGKILL; the referee's reader learns of it at once.
 * **CPU time**, 60 s per game: user + system time of all the bot's processes
   (children it has reaped included), counted by the same watchdog from the
-  last ``BotProcess.reset_cpu()``, which the referee calls as each game
-  starts. Over it: killed, ``cpu 60 s``.
+  last ``BotProcess.reset_cpu()``, which the referee calls as each game ends
+  (and before a new process's first game): what a bot burns between two games
+  counts against the next one. Over it: killed, ``cpu 60 s``; killed between
+  games, the bot forfeits its next game with that fault.
 * **File size**, 64 MB: ``RLIMIT_FSIZE``. A larger write fails (EFBIG), and a
   program that does not ignore SIGXFSZ (the default) is killed by it:
   ``file size 64 MB``.
@@ -104,8 +106,8 @@ class BotLimits:
     """The limits of one bot process; ``None`` lifts a limit. Core dumps are always off.
 
     ``memory_mb``: RSS of all its processes together. ``cpu_seconds``: CPU time of
-    all its processes since ``BotProcess.reset_cpu()`` (per game, when the
-    referee calls it at each game's start). ``file_size_mb``: the largest file it
+    all its processes since ``BotProcess.reset_cpu()`` (per game: the referee
+    calls it as each game ends). ``file_size_mb``: the largest file it
     may write. ``open_files``: file descriptors per process. ``watch_interval``:
     seconds between two looks of the watchdog.
     """

@@ -66,6 +66,11 @@ class BotHost:
         if player is not None and not player.broken and player.process.usable:
             return player
         await self.close()
+        if player is not None and not player.broken and player.process.limit_hit is not None:
+            # Killed between games (CPU burnt, memory held after its last answer):
+            # charged to this game, and its next game gets a new process.
+            return Fault(codec.LIMIT, f"over its limit: {player.process.limit_hit} "
+                         f"(between games)", exit=player.process.describe_exit())
         if self._failed_starts >= MAX_FAILED_STARTS and self._last_fault is not None:
             return attrs.evolve(self._last_fault, detail=f"{self._last_fault.detail} (not "
                                 f"started again after {MAX_FAILED_STARTS} failed starts)")

@@ -198,6 +198,8 @@ class BotPlayer:
             return
         if scope.cancelled_caught:
             self.mark_broken()
+            return
+        self.process.reset_cpu()  # the next game's CPU budget starts now
 
     def discard_queue(self) -> None:
         self._outbox.clear()

@@ -241,6 +241,7 @@ class BotProcess:
             and not self._stdin_gone
             and self._reader_broken is None
             and self._writer_broken is None
+            and self._limit_hit is None
             and self.returncode is None
         )
 
