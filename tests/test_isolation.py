@@ -247,3 +247,31 @@ async def test_cpu_burnt_between_games_is_charged_to_the_next_game(tmp_path: Pat
         assert live(str(bots)) == []
     finally:
         assert left(str(bots)) == []
+
+
+# -------------------------------------- 8. an answer begun before its request
+
+
+@trio_test
+async def test_an_answer_begun_before_its_request_is_a_protocol_fault(tmp_path: Path) -> None:
+    bots = tmp_path / "bots"
+    bots.mkdir()
+    shutil.copyfile(HOSTILE / "early_partial.py", bots / "early_partial.py")
+    shutil.copyfile(EXAMPLES / "random.py", bots / "random.py")
+    specs = [resolve_bot(str(bots / "early_partial.py")), resolve_bot(str(bots / "random.py"))]
+    limits = codec.Limits(startup_ms=5000, decision_ms=2000, bank_ms=1000, game_ms=60_000)
+    try:
+        async with open_lineup(limits=limits, process_options={"limits": SMALL}) as lineup:
+            hosts = [lineup.host(spec, scratch_dir=tmp_path / "scratch" / spec.name,
+                                 log_path=tmp_path / "logs" / f"{spec.name}.log")
+                     for spec in specs]
+            report = await play_game(await start_all(hosts), GameConfig(2), 1, limits)
+        fault = report.faults[0]
+        assert fault is not None and fault.kind == "protocol", report.faults
+        assert fault.detail.startswith("an answer begun before its request")
+        assert fault.line == "1 " and fault.request is not None
+        assert fault.request.startswith("request 1 ")
+        assert report.faults[1] is None
+        assert live(str(bots)) == []
+    finally:
+        assert left(str(bots)) == []

@@ -378,6 +378,11 @@ class BotProcess:
             self._eof = True
         return True
 
+    def pending_output(self) -> bytes:
+        """What the bot has written and ``read_line`` has not returned yet (no LF in it
+        unless a line is waiting), as far as it has been read from the pipe."""
+        return bytes(self._buf)
+
     async def _fill(self) -> bool:
         """Append what the bot has written to the buffer, waiting if nothing has
         come yet; False at EOF.
