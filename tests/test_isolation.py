@@ -275,3 +275,111 @@ async def test_an_answer_begun_before_its_request_is_a_protocol_fault(tmp_path: 
         assert live(str(bots)) == []
     finally:
         assert left(str(bots)) == []
+
+
+# ---------------------- 2. memory held in memfds and tmpfs files counts as memory
+
+HOARD = BotLimits(memory_mb=64, cpu_seconds=5, file_size_mb=512, disk_mb=512)
+
+
+async def over_limit(bot: BotProcess, command: str) -> list[str]:
+    """Send ``command``; what the bot says before it is killed (bounded)."""
+    said = []
+    await bot.send_line(command)
+    with trio.fail_after(AT_ONCE), pytest.raises(BotExited):
+        while True:
+            said.append(await bot.read_line())
+    return said
+
+
+@sandboxes
+@trio_test
+async def test_memory_in_a_memfd_counts(tmp_path: Path, sandboxed: bool,
+                                        request: pytest.FixtureRequest) -> None:
+    async with tool(tmp_path, limits=HOARD, sandbox=sandbox_for(sandboxed, request)) as bot:
+        await over_limit(bot, "memfd 160")
+        assert bot.limit_hit == "memory 64 MB"
+    assert left(str(tmp_path)) == []
+
+
+@trio_test
+async def test_memory_in_a_held_file_of_the_host_s_dev_shm_counts(tmp_path: Path) -> None:
+    # Without --sandbox only what the bot holds open can be told to be its own;
+    # the file stays behind (README: what runs without --sandbox).
+    shm = Path("/dev/shm", f"arena-test-{os.getpid()}-{tmp_path.name}")
+    try:
+        async with tool(tmp_path, limits=HOARD) as bot:
+            await over_limit(bot, f"hold {shm} 160")
+            assert bot.limit_hit == "memory 64 MB"
+    finally:
+        shm.unlink(missing_ok=True)
+    assert left(str(tmp_path)) == []
+
+
+@pytest.mark.usefixtures("bwrap_works")
+@pytest.mark.parametrize("folder", ["/tmp", "/dev/shm"])
+@trio_test
+async def test_memory_in_a_sandbox_s_tmpfs_counts(tmp_path: Path, folder: str) -> None:
+    # Written and closed: only the tmpfs itself (private to the sandbox) shows it.
+    async with tool(tmp_path, limits=HOARD, sandbox=Sandbox()) as bot:
+        await over_limit(bot, f"put {folder}/hoard 160")
+        assert bot.limit_hit == "memory 64 MB"
+    assert left(str(tmp_path)) == []
+
+
+# ---------------------------------------------- 3. disk quota, scratch, stderr
+
+
+@sandboxes
+@trio_test
+async def test_a_scratch_directory_over_the_disk_quota_is_a_limit(
+        tmp_path: Path, sandboxed: bool, request: pytest.FixtureRequest) -> None:
+    limits = BotLimits(memory_mb=256, file_size_mb=2, disk_mb=8)
+    async with tool(tmp_path, limits=limits, sandbox=sandbox_for(sandboxed, request)) as bot:
+        said = await over_limit(bot, f"fill {tmp_path / 'scratch'} 16")
+        assert said in ([], ["filled 16"])
+        assert bot.limit_hit == "disk 8 MB"
+    assert left(str(tmp_path)) == []
+
+
+@pytest.mark.usefixtures("bwrap_works")
+@trio_test
+async def test_a_sandbox_s_tmp_over_the_disk_quota_is_a_limit(tmp_path: Path) -> None:
+    # /tmp is a tmpfs a megabyte bigger than the quota: the bot cannot go far
+    # over, and going over is seen.
+    limits = BotLimits(memory_mb=256, file_size_mb=2, disk_mb=8)
+    async with tool(tmp_path, limits=limits, sandbox=Sandbox()) as bot:
+        said = await over_limit(bot, "fill /tmp 16")
+        assert said in ([], ["error ENOSPC"])
+        assert bot.limit_hit == "disk 8 MB"
+    assert left(str(tmp_path)) == []
+
+
+@trio_test
+async def test_a_bot_s_stderr_log_is_capped_across_its_restarts(tmp_path: Path) -> None:
+    shutil.copyfile(HOSTILE / "stderr_crash.py", tmp_path / "stderr_crash.py")
+    spec = resolve_bot(str(tmp_path / "stderr_crash.py"))
+    log = tmp_path / "logs" / "stderr_crash.log"
+    cap = 256 * 1024
+    for _ in range(3):  # it crashes at every start, after 2 MiB of stderr
+        async with open_bot_process(spec, scratch_dir=tmp_path / "scratch", log_path=log,
+                                    log_cap=cap, limits=SMALL) as bot:
+            with pytest.raises(BotExited):
+                await bot.read_line()
+    text = log.read_text()
+    assert text.count(" started pid ") == 3
+    assert len(text) < cap + 3 * 1024  # the cap, and a few lines of arena's per start
+    assert left(str(tmp_path)) == []
+
+
+@trio_test
+async def test_scratch_directories_are_removed_after_the_run(tmp_path: Path) -> None:
+    spec = resolve_bot(str(EXAMPLES / "random.py"))
+    scratch = tmp_path / "run" / "scratch" / "random"
+    limits = codec.Limits(startup_ms=5000)
+    async with open_lineup(limits=limits, process_options={"limits": SMALL}) as lineup:
+        host = lineup.host(spec, scratch_dir=scratch, log_path=tmp_path / "random.log")
+        await start_all([host])
+        (scratch / "left-behind").write_bytes(b"x" * 1000)
+    assert not scratch.exists() and not scratch.parent.exists()
+    assert (tmp_path / "random.log").exists()  # the log is kept

@@ -156,15 +156,17 @@ async def test_writes_only_to_its_scratch_dir(tmp_path: Path, bwrap_works: None)
         assert await ask(bot, f"touch {spec.path}") == "error EROFS"  # its own file
         assert await ask(bot, "touch /evil") == "error EROFS"
         assert await ask(bot, "touch /usr/evil") == "error EROFS"
-        assert await ask(bot, "touch /dev/shm/evil") == "error EROFS"
+        assert await ask(bot, "touch /dev/evil") == "error EROFS"
         # Not shown at all: the rest of the host, other bots included.
         assert await ask(bot, f"touch {outside / 'evil'}") in ("error ENOENT", "error EROFS")
         assert await ask(bot, f"touch {BOTS / 'random.py'}") in ("error ENOENT", "error EROFS")
-        # /tmp is its own tmpfs, not the host's.
+        # /tmp and /dev/shm are its own tmpfs, not the host's.
         assert await ask(bot, f"touch /tmp/{marker}") == "written"
+        assert await ask(bot, f"touch /dev/shm/{marker}") == "written"
     assert (tmp_path / "scratch" / "mine").read_text() == "x"
     assert list(outside.iterdir()) == []
     assert not Path("/tmp", marker).exists()
+    assert not Path("/dev/shm", marker).exists()
 
 
 @trio_test

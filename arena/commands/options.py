@@ -135,6 +135,9 @@ def add_limit_options(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--open-files", type=_zero_is_none(int),
                        default=limits.DEFAULT_OPEN_FILES, metavar="N",
                        help="open files per process (default: %(default)s)")
+    group.add_argument("--disk-mb", type=_zero_is_none(int), default=limits.DEFAULT_DISK_MB,
+                       metavar="MB", help="its scratch folder and, sandboxed, its /tmp "
+                                          "(default: %(default)s)")
     group.add_argument("--sandbox", action="store_true",
                        help="run each bot in bubblewrap: no network, its own processes only, "
                             "read-only system, writable scratch directory only")
@@ -146,6 +149,7 @@ def resources_from(args: argparse.Namespace) -> dict[str, Any]:
     """The resource options as JSON (tournament.json keeps them to resume)."""
     return {"memory_mb": args.memory_mb, "cpu_seconds": args.cpu_seconds,
             "file_size_mb": args.file_size_mb, "open_files": args.open_files,
+            "disk_mb": args.disk_mb,
             "sandbox": args.sandbox, "sandbox_ro": list(args.sandbox_ro)}
 
 
@@ -155,12 +159,13 @@ def process_options(resources: dict[str, Any]) -> dict[str, Any]:
     ``--sandbox`` is checked here, once: it stops the command with one line
     when bubblewrap cannot isolate a bot, and never runs a bot without it.
     """
-    from arena.referee.limits import BotLimits
+    from arena.referee.limits import DEFAULT_DISK_MB, BotLimits
     from arena.referee.sandbox import Sandbox, SandboxUnavailable, check_sandbox
 
     limits = BotLimits(memory_mb=resources["memory_mb"], cpu_seconds=resources["cpu_seconds"],
                        file_size_mb=resources["file_size_mb"],
-                       open_files=resources["open_files"])
+                       open_files=resources["open_files"],
+                       disk_mb=resources.get("disk_mb", DEFAULT_DISK_MB))  # older runs lack it
     sandbox = None
     if resources["sandbox"]:
         sandbox = Sandbox(ro_binds=tuple(resources["sandbox_ro"]))

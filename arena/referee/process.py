@@ -20,8 +20,9 @@ Decisions, in one place:
   nothing: the next call continues with the same bytes.
 * **stdin**: a cancelled or failed ``send_line`` may have written part of a line,
   so it marks the writer broken and later sends raise ``BotBroken``.
-* **stderr** is drained by a background task into the log file, at most
-  ``log_cap`` bytes per start; the rest is read and discarded after a marker line.
+* **stderr** is drained by a background task into the log file, until the file
+  holds ``log_cap`` bytes (so the cap holds across the restarts of a bot that
+  share its log); the rest is read and discarded after a marker line.
   The log is appended to, with a header line per start and a footer with the exit.
 * **Ending**: ``close`` closes stdin, waits ``grace``, SIGTERMs the group, waits
   ``grace``, SIGKILLs the group, always reaps the bot, then SIGKILLs the group again
@@ -52,16 +53,9 @@ from typing import TYPE_CHECKING, BinaryIO, Final, NoReturn
 
 import trio
 
-from arena.referee.limits import (
-    BotLimits,
-    ProcessTable,
-    Watchdog,
-    exit_limit,
-    full_file_limit,
-    launcher_argv,
-    read_stat,
-)
+from arena.referee.limits import BotLimits, exit_limit, full_file_limit, launcher_argv
 from arena.referee.sandbox import Sandbox, SandboxError, sandbox_argv
+from arena.referee.watchdog import ProcessTable, Watchdog, read_stat
 
 if TYPE_CHECKING:
     from arena.referee.bots import BotSpec
@@ -82,7 +76,7 @@ _GROUP_WAIT: Final = 2.0
 _KEEPER_WAIT: Final = 1.0
 _GROUP_POLL: Final = 0.005
 _NO_LIMITS: Final = BotLimits(memory_mb=None, cpu_seconds=None, file_size_mb=None,
-                              open_files=None)
+                              open_files=None, disk_mb=None)
 
 
 class BotFault(Exception):
@@ -203,7 +197,9 @@ class BotProcess:
         self._stdin_gone = False
         self._writer_broken: BotBroken | None = None
 
-        self._logged = 0
+        # The cap is per log file, not per start: a bot that writes a flood and
+        # crashes every game would otherwise grow its log by a cap per game.
+        self._logged = min(log.tell(), log_cap)
         self._log_cut = False
         self._log_ends_line = True
         self._drain_scope = trio.CancelScope()
@@ -261,10 +257,19 @@ class BotProcess:
         hit = exit_limit(self.limits, self.returncode, sandboxed=self.sandboxed)
         if hit is None and self.returncode not in (None, 0) and self.scratch_dir is not None:
             if self._full_file is None:  # looked for once: the bot has ended
-                self._full_file = full_file_limit(self.limits, self.scratch_dir,
-                                                  self._started_at) or ""
+                self._full_file = self._limit_at_exit() or ""
             hit = self._full_file or None
         return hit
+
+    def _limit_at_exit(self) -> str | None:
+        # A bot that ended with an error may have died of a failed write: EFBIG
+        # past the file size limit, or ENOSPC in its sandbox's full /tmp.
+        assert self.limits is not None and self.scratch_dir is not None
+        found = full_file_limit(self.limits, self.scratch_dir, self._started_at)
+        if found is None and self._watchdog is not None and self.limits.disk_mb is not None:
+            self._watchdog.measure_disk()
+            found = self._watchdog.exceeded()
+        return found
 
     @property
     def cpu_used(self) -> float | None:
@@ -519,6 +524,9 @@ class BotProcess:
             await self._stderr_done.wait()
         self._drain_scope.cancel()
         self._stdout.close()
+        if self._watchdog is not None:
+            _ = self.limit_hit  # looked for now, while the sandbox's /tmp is still held
+            self._watchdog.close()
         self._write_log(f"[arena: pid {self.pid} {self.describe_exit()}]\n".encode())
 
     async def _wait_exit(self, timeout: float) -> bool:
@@ -659,8 +667,8 @@ async def open_bot_process(
         try:
             if sandbox is not None:
                 argv = sandbox_argv(
-                    argv, bot_path=spec.path, scratch_dir=scratch_dir, sandbox=sandbox,
-                    handoff=True,
+                    argv, bot_path=spec.path, scratch_dir=scratch_dir,
+                    sandbox=sandbox.sized_for(limits), handoff=True,
                 )
             if limits is not None or sandbox is not None:
                 # A sandbox always runs under a keeper: it hands bwrap the bot's pipes.
@@ -736,7 +744,9 @@ async def open_bot_process(
             async with trio.open_nursery() as nursery:
                 nursery.start_soon(bot._drain_stderr)
                 if limits is not None and limits.watched:
-                    bot._watchdog = Watchdog(proc.pid, limits, keeper=True)
+                    bot._watchdog = Watchdog(proc.pid, limits, keeper=True,
+                                             sandboxed=sandbox is not None,
+                                             scratch_dir=scratch_dir)
                     nursery.start_soon(bot._watch)
                 try:
                     yield bot

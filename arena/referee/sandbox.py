@@ -63,6 +63,8 @@ from typing import Final
 
 import attrs
 
+from arena.referee.limits import BotLimits
+
 # Shown read-only; a symlink on the host (merged /usr) becomes the same symlink.
 SYSTEM_PATHS: Final = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc")
 # Secrets under /etc that a root bot could otherwise read: hidden behind empty ones.
@@ -106,6 +108,18 @@ class Sandbox:
         default=(), converter=lambda paths: tuple(Path(os.path.abspath(p)) for p in paths)
     )
     tmp_mb: int = DEFAULT_TMP_MB
+    shm_mb: int = DEFAULT_TMP_MB
+
+    def sized_for(self, limits: BotLimits | None) -> Sandbox:
+        """``/tmp`` as big as the disk quota and ``/dev/shm`` as the memory limit, each
+        with a megabyte more, so that going over can be seen (the watchdog counts both)."""
+        if limits is None:
+            return self
+        return attrs.evolve(
+            self,
+            tmp_mb=self.tmp_mb if limits.disk_mb is None else limits.disk_mb + 1,
+            shm_mb=self.shm_mb if limits.memory_mb is None else limits.memory_mb + 1,
+        )
 
 
 def find_bwrap() -> str:
@@ -158,7 +172,9 @@ def sandbox_argv(
     args += [
         "--proc", "/proc",
         "--dev", "/dev",
-        "--remount-ro", "/dev",
+        "--size", str(sandbox.shm_mb * 1024 * 1024),
+        "--tmpfs", "/dev/shm",
+        "--remount-ro", "/dev",  # /dev itself only: its own /dev/shm stays writable
         "--size", str(sandbox.tmp_mb * 1024 * 1024),
         "--tmpfs", "/tmp",
     ]  # fmt: skip

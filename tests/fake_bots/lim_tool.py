@@ -10,7 +10,10 @@ files | status FIELD | limits | raise-nofile | abort | connect PORT | pids | sig
 mem PID | touch PATH | spawn-sleep SECONDS (in its own session, without our stdio) |
 storm DEPTH (a tree of 2**(DEPTH+1)-2 children, each in a session of its own,
 forked as fast as they can, all holding our stdout; answers nothing) |
-close-stdout | close-stdin (and keeps running; answers nothing)
+close-stdout | close-stdin (and keeps running; answers nothing) |
+memfd MB (writes MB into a memfd it keeps open) | hold PATH MB (writes MB into PATH
+and keeps it open) | put PATH MB (writes MB into PATH and closes it) |
+fill DIR N (writes N files of 1 MB into DIR)
 """
 
 import errno
@@ -23,6 +26,7 @@ import sys
 import time
 
 out = sys.stdout
+kept = []  # files kept open
 
 
 def send(text: str) -> None:
@@ -44,6 +48,11 @@ def burn(seconds: float) -> None:
     end = time.process_time() + seconds
     while time.process_time() < end:
         pass
+
+
+def fill_file(f, mb: int) -> None:
+    for _ in range(mb):
+        os.write(f.fileno() if hasattr(f, "fileno") else f, b"\1" * (1 << 20))
 
 
 def storm(depth: int) -> None:
@@ -163,6 +172,24 @@ def run(cmd: str, arg: str) -> None:
         send(f"child {child.pid}")
     elif cmd == "storm":
         storm(int(arg))
+    elif cmd == "memfd":
+        fd = os.memfd_create("hoard")
+        kept.append(fd)
+        fill_file(fd, int(arg))
+        send(f"held {arg}")
+    elif cmd in ("hold", "put"):
+        path, mb = arg.split()
+        with open(path, "wb") as f:
+            fill_file(f, int(mb))
+            if cmd == "hold":
+                kept.append(os.dup(f.fileno()))
+        send(f"{cmd} {mb}")
+    elif cmd == "fill":
+        folder, n = arg.split()
+        for i in range(int(n)):
+            with open(os.path.join(folder, f"fill{i}"), "wb") as f:
+                fill_file(f, 1)
+        send(f"filled {n}")
     elif cmd == "close-stdout":
         os.close(1)
         time.sleep(3600)
