@@ -9,10 +9,13 @@ keeper's exit), never by sleeps.
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import signal
-from collections.abc import AsyncIterator
+import socket
+import sys
+from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 
@@ -23,7 +26,7 @@ from test_sandbox import bwrap_works  # noqa: F401  (a fixture)
 
 from arena.engine.game import GameConfig
 from arena.protocol import codec
-from arena.referee.bots import resolve_bot
+from arena.referee.bots import BuildError, build_bot, resolve_bot
 from arena.referee.limits import BotLimits
 from arena.referee.lineup import open_lineup, start_all
 from arena.referee.match import play_game
@@ -383,3 +386,90 @@ async def test_scratch_directories_are_removed_after_the_run(tmp_path: Path) -> 
         (scratch / "left-behind").write_bytes(b"x" * 1000)
     assert not scratch.exists() and not scratch.parent.exists()
     assert (tmp_path / "random.log").exists()  # the log is kept
+
+
+# ------------------------------------------------ 4. builds: keeper and sandbox
+
+BUILD_SCRIPT = """\
+import json, os, socket, sys, time
+report = {}
+def attempt(name, action):
+    try:
+        report[name] = action()
+    except OSError as exc:
+        report[name] = type(exc).__name__
+attempt("shadow", lambda: open("/etc/shadow").read())
+attempt("outside", lambda: open(sys.argv[1], "w").write("x"))
+attempt("own", lambda: open("built", "w").write("x"))
+attempt("net", lambda: socket.create_connection(("127.0.0.1", int(sys.argv[2])), 5) and "connected")
+# A daemon: double fork, a session of its own, no stdio; it outlives the build.
+if os.fork() == 0:
+    os.setsid()
+    if os.fork() == 0:
+        null = os.open(os.devnull, os.O_RDWR)
+        for fd in (0, 1, 2):
+            os.dup2(null, fd)
+        os.execv(sys.executable, [sys.executable, "-c", "import time; time.sleep(3600)",
+                                  "daemon", sys.argv[0]])
+    os._exit(0)
+os.wait()
+open("report.json", "w").write(json.dumps(report))
+"""
+
+
+def build_folder(tmp_path: Path, port: int) -> Path:
+    folder = tmp_path / "builder"
+    folder.mkdir()
+    (folder / "build.py").write_text(BUILD_SCRIPT)
+    build = [sys.executable, "./build.py", str(tmp_path / "outside"), str(port)]
+    (folder / "bot.toml").write_text(f'run = ["./bot"]\nbuild = {json.dumps(build)}\n')
+    return folder
+
+
+@pytest.fixture
+def port() -> Iterator[int]:
+    with socket.socket() as server:
+        server.bind(("127.0.0.1", 0))
+        server.listen()
+        yield server.getsockname()[1]
+
+
+def test_nothing_a_build_starts_outlives_it(tmp_path: Path, port: int) -> None:
+    folder = build_folder(tmp_path, port)
+    try:
+        build_bot(resolve_bot(str(folder)))
+        assert json.loads((folder / "report.json").read_text())["own"] == 1
+        # The keeper killed the daemon before the build's end was reported.
+        assert live(str(folder)) == []
+    finally:
+        assert left(str(folder)) == []
+
+
+@pytest.mark.usefixtures("bwrap_works")
+@pytest.mark.parametrize("network", [False, True], ids=["offline", "build-network"])
+def test_a_sandboxed_build_writes_only_its_folder(tmp_path: Path, port: int,
+                                                  network: bool) -> None:
+    folder = build_folder(tmp_path, port)
+    try:
+        build_bot(resolve_bot(str(folder)), sandbox=Sandbox(), network=network)
+        report = json.loads((folder / "report.json").read_text())
+        assert report["own"] == 1 and (folder / "built").exists()
+        assert report["shadow"] in ("", "PermissionError", "FileNotFoundError")
+        # Refused, or written into the sandbox's own /tmp (the test's folder is
+        # under /tmp): never on the host.
+        assert not (tmp_path / "outside").exists(), report["outside"]
+        assert report["net"] == ("connected" if network else "ConnectionRefusedError")
+        assert live(str(folder)) == []
+    finally:
+        assert left(str(folder)) == []
+
+
+@pytest.mark.usefixtures("bwrap_works")
+def test_a_build_that_cannot_be_seen_in_the_sandbox_is_refused_in_one_line(
+        tmp_path: Path) -> None:
+    folder = tmp_path / "hidden"
+    folder.mkdir()
+    elsewhere = tmp_path / "elsewhere" / "make"
+    (folder / "bot.toml").write_text(f'run = ["./bot"]\nbuild = ["{elsewhere}"]\n')
+    with pytest.raises(BuildError, match="cannot start build command .*outside what the sandbox"):
+        build_bot(resolve_bot(str(folder)), sandbox=Sandbox())

@@ -224,7 +224,7 @@ def _example(name: str, tmp_path: Path) -> BotSpec:
         folder = tmp_path / "c_bot"
         shutil.copytree(BOTS / "c_bot", folder, ignore=shutil.ignore_patterns("bot"))
         spec = resolve_bot(str(folder))
-        build_bot(spec)  # outside the sandbox, as the referee does
+        build_bot(spec, sandbox=SANDBOX)  # in a sandbox, as the referee does
         return spec
     if name.endswith(".js") and shutil.which("node") is None:
         pytest.skip("node is not installed on this machine")

@@ -91,12 +91,18 @@ def limits_from(args: argparse.Namespace) -> codec.Limits:
         raise UserError(f"time limits: {exc} ms; give at least 0.001 s") from None
 
 
-def prepare_bots(args: Sequence[str], *, build: bool = True) -> list[BotSpec]:
-    """Resolve bot arguments and run their build steps, before any game starts."""
+def prepare_bots(args: Sequence[str], *, build: bool = True,
+                 options: dict[str, Any] | None = None, network: bool = False) -> list[BotSpec]:
+    """Resolve bot arguments and run their build steps, before any game starts.
+
+    ``options`` (from ``process_options``): with a sandbox, builds run in one too;
+    ``network``: a sandboxed build keeps the network (``--build-network``).
+    """
+    sandbox = None if options is None else options.get("sandbox")
     try:
         specs = resolve_bots(args)
         if build:
-            specs = [build_bot(spec) for spec in specs]
+            specs = [build_bot(spec, sandbox=sandbox, network=network) for spec in specs]
     except BotSpecError as exc:
         raise UserError(str(exc)) from None
     return specs
@@ -143,6 +149,8 @@ def add_limit_options(parser: argparse.ArgumentParser) -> None:
                             "read-only system, writable scratch directory only")
     group.add_argument("--sandbox-ro", action="append", default=[], metavar="DIR",
                        help="another folder a sandboxed bot may read (repeatable)")
+    group.add_argument("--build-network", action="store_true",
+                       help="let sandboxed builds use the network (to download dependencies)")
 
 
 def resources_from(args: argparse.Namespace) -> dict[str, Any]:

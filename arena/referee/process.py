@@ -53,8 +53,9 @@ from typing import TYPE_CHECKING, BinaryIO, Final, NoReturn
 
 import trio
 
-from arena.referee.limits import BotLimits, exit_limit, full_file_limit, launcher_argv
-from arena.referee.sandbox import Sandbox, SandboxError, sandbox_argv
+from arena.referee.isolation import isolated_argv
+from arena.referee.limits import BotLimits, exit_limit, full_file_limit
+from arena.referee.sandbox import Sandbox, SandboxError
 from arena.referee.watchdog import ProcessTable, Watchdog, read_stat
 
 if TYPE_CHECKING:
@@ -75,8 +76,6 @@ _GROUP_WAIT: Final = 2.0
 # Bound on waiting for the keeper to kill a bot's processes and end, when asked.
 _KEEPER_WAIT: Final = 1.0
 _GROUP_POLL: Final = 0.005
-_NO_LIMITS: Final = BotLimits(memory_mb=None, cpu_seconds=None, file_size_mb=None,
-                              open_files=None, disk_mb=None)
 
 
 class BotFault(Exception):
@@ -665,16 +664,11 @@ async def open_bot_process(
         argv = list(spec.argv)
         status_read = status_write = None
         try:
-            if sandbox is not None:
-                argv = sandbox_argv(
-                    argv, bot_path=spec.path, scratch_dir=scratch_dir,
-                    sandbox=sandbox.sized_for(limits), handoff=True,
-                )
             if limits is not None or sandbox is not None:
                 # A sandbox always runs under a keeper: it hands bwrap the bot's pipes.
                 status_read, status_write = os.pipe()
-                argv = [*launcher_argv(limits or _NO_LIMITS, status_fd=status_write, cpus=cpus,
-                                       handoff=sandbox is not None), *argv]
+                argv = isolated_argv(argv, limits=limits, sandbox=sandbox, shown=spec.path,
+                                     workdir=scratch_dir, status_fd=status_write, cpus=cpus)
             proc = await trio.lowlevel.open_process(
                 argv,
                 stdin=subprocess.PIPE,

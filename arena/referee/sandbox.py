@@ -40,7 +40,10 @@ the referee until the sandbox ended. So the keeper hands bwrap the bot's stdin
 and stdout as fds 3 and 4 (bwrap closes every fd above 2 in its own processes),
 and ``HANDOFF``, run first inside, makes them the bot's 0 and 1 again.
 
-Builds (``bot.toml`` ``build``) run outside the sandbox, before any game.
+Builds (``bot.toml`` ``build``) run in a sandbox too (``build_sandbox``), before
+any game: the bot's own folder writable (it is their working directory), the
+system read-only, the toolchains' caches under ``HOME`` (``TOOLCHAIN_DIRS``)
+read-only, a 1 GB ``/tmp``, and no network unless ``arena run --build-network``.
 
 A bot that runs as root inside is still uid 0 for the files it can see: run
 arena as an ordinary user so that bots cannot read files only root may read.
@@ -85,6 +88,12 @@ DEFAULT_TMP_MB: Final = 64
 # for the sandbox's life; here they become the bot's 0 and 1 again.
 HANDOFF: Final = ("/bin/sh", "-c", 'exec 0<&3 1>&4 3<&- 4>&-; exec "$@"', "sh")
 CHECK_TIMEOUT: Final = 30.0
+BUILD_TMP_MB: Final = 1024
+# Under HOME: where toolchains keep their caches and installs, shown read-only to
+# a sandboxed build (a build that needs to download writes nothing there).
+TOOLCHAIN_DIRS: Final = (".cargo", ".rustup", ".m2", ".gradle", ".cache", ".npm", ".nvm",
+                         ".local", "go", ".ghcup", ".cabal", ".stack", ".opam", ".pyenv",
+                         ".dotnet", ".nuget", ".sdkman", ".bun", ".deno")
 
 INSTALL_HINT: Final = (
     "install it: apt-get install bubblewrap (Debian, Ubuntu), dnf install bubblewrap "
@@ -135,11 +144,12 @@ def find_bwrap() -> str:
 def sandbox_argv(
     argv: Sequence[str],
     *,
-    bot_path: Path,
+    bot_path: Path | None,
     scratch_dir: Path,
     sandbox: Sandbox | None = None,
     bwrap: str | None = None,
     handoff: bool = False,
+    network: bool = False,
 ) -> list[str]:
     """The command line that runs ``argv`` inside the sandbox.
 
@@ -149,11 +159,14 @@ def sandbox_argv(
     Raises ``SandboxError`` if ``argv[0]`` would not be visible inside, and
     ``SandboxUnavailable`` if bwrap is not installed. ``handoff``: bwrap gets the
     bot's stdin and stdout as fds 3 and 4 (from the keeper, ``handoff=1``).
+    ``network``: keep the host's network (a build allowed to download).
     """
     sandbox = sandbox or Sandbox()
     bwrap = bwrap or find_bwrap()
     scratch = Path(os.path.abspath(scratch_dir))
     args = [bwrap, "--unshare-all", "--die-with-parent", "--new-session"]
+    if network:
+        args.append("--share-net")
     if os.geteuid() == 0:
         # bwrap keeps root's capabilities unless told; others have none inside.
         args += ["--cap-drop", "ALL"]
@@ -180,7 +193,8 @@ def sandbox_argv(
     ]  # fmt: skip
     binds = [(Path(p), "--ro-bind") for p in _python_dirs()]
     binds += [(p, "--ro-bind") for p in sandbox.ro_binds]
-    binds.append((Path(os.path.abspath(bot_path)), "--ro-bind"))
+    if bot_path is not None:
+        binds.append((Path(os.path.abspath(bot_path)), "--ro-bind"))
     binds.append((scratch, "--bind"))
     # Parents before children: a bind inside another one (a scratch directory in
     # the bot's directory, anything under /tmp) must come after it.
@@ -199,6 +213,15 @@ def sandbox_argv(
                 f"directory to the sandbox's read-only directories"
             )
     return [*args, *(HANDOFF if handoff else ()), *argv]
+
+
+def build_sandbox(sandbox: Sandbox, home: str | None) -> Sandbox:
+    """The sandbox of a build: the toolchains' caches and installs under ``home``
+    shown read-only (those that exist), and a bigger ``/tmp``."""
+    caches: list[Path] = []
+    if home:
+        caches = [Path(home, name) for name in TOOLCHAIN_DIRS if Path(home, name).is_dir()]
+    return attrs.evolve(sandbox, ro_binds=(*sandbox.ro_binds, *caches), tmp_mb=BUILD_TMP_MB)
 
 
 def _python_dirs() -> list[str]:
