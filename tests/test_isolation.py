@@ -14,6 +14,7 @@ import os
 import shutil
 import signal
 import socket
+import subprocess
 import sys
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager
@@ -473,3 +474,72 @@ def test_a_build_that_cannot_be_seen_in_the_sandbox_is_refused_in_one_line(
     (folder / "bot.toml").write_text(f'run = ["./bot"]\nbuild = ["{elsewhere}"]\n')
     with pytest.raises(BuildError, match="cannot start build command .*outside what the sandbox"):
         build_bot(resolve_bot(str(folder)), sandbox=Sandbox())
+
+
+# ---------------------------- 15. python in a run, venvs, pyenv and conda, sandboxed
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(scope="module")
+def venv(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A venv of the Python running the tests (on this machine, a pyenv one)."""
+    folder = tmp_path_factory.mktemp("venv") / "venv"
+    subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", "--without-pip",
+                    str(folder)], check=True, timeout=HANG_GUARD)
+    return folder
+
+
+def test_python3_in_a_run_is_arena_s_python(tmp_path: Path) -> None:
+    folder = tmp_path / "pybot"
+    folder.mkdir()
+    (folder / "bot.py").write_text("")
+    (folder / "bot.toml").write_text('run = ["python3", "-u", "bot.py"]\nbuild = ["python"]\n')
+    spec = resolve_bot(str(folder))
+    assert spec.argv[0] == sys.executable and spec.argv[1:] == ("-u", str(folder / "bot.py"))
+    assert spec.build == (sys.executable,)
+
+
+@pytest.mark.usefixtures("bwrap_works")
+def test_a_sandboxed_folder_bot_runs_python3_from_arena_in_a_venv(tmp_path: Path,
+                                                                    venv: Path) -> None:
+    # arena itself runs from a venv (over pyenv, here); the bot says "python3",
+    # which PATH finds as a pyenv shim that the sandbox does not show.
+    folder = tmp_path / "bots" / "pybot"
+    folder.mkdir(parents=True)
+    shutil.copyfile(EXAMPLES / "random.py", folder / "bot.py")
+    (folder / "bot.toml").write_text('run = ["python3", "-u", "bot.py"]\n')
+    shutil.copyfile(EXAMPLES / "random.py", tmp_path / "bots" / "random.py")
+    # A shim first on PATH, as pyenv's: outside what the sandbox shows.
+    shims = tmp_path / "shims"
+    shims.mkdir()
+    (shims / "python3").write_text(f'#!/bin/sh\nexec {sys.executable} "$@"\n')
+    (shims / "python3").chmod(0o755)
+    env = dict(os.environ, PYTHONPATH=str(ROOT), PATH=f"{shims}{os.pathsep}{os.environ['PATH']}")
+    done = subprocess.run(
+        [str(venv / "bin" / "python"), "-m", "arena", "play", str(folder),
+         str(tmp_path / "bots" / "random.py"), "--sandbox", "--seed", "3", "--quiet",
+         "--record", str(tmp_path / "game.json"), "--startup-time", "10"],
+        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert "fault" not in done.stderr, done.stderr
+    record = json.loads((tmp_path / "game.json").read_text())
+    assert record["referee"]["faults"] == [None, None]
+    assert left(str(tmp_path / "bots")) == []
+
+
+@pytest.mark.usefixtures("bwrap_works")
+@trio_test
+async def test_a_bot_s_own_venv_python_runs_in_the_sandbox(tmp_path: Path, venv: Path) -> None:
+    # The venv is neither the bot's folder nor arena's Python: it and its base
+    # installation are shown read-only.
+    folder = tmp_path / "bot"
+    folder.mkdir()
+    shutil.copyfile(FAKE / "lim_tool.py", folder / "lim_tool.py")
+    python = venv / "bin" / "python"
+    (folder / "bot.toml").write_text(f'run = ["{python}", "-u", "lim_tool.py"]\n')
+    async with open_bot_process(resolve_bot(str(folder)), scratch_dir=tmp_path / "scratch",
+                                log_path=tmp_path / "bot.log", limits=SMALL,
+                                sandbox=Sandbox()) as bot:
+        assert await ask(bot, "echo from the venv") == "from the venv"
+    assert left(str(folder)) == []

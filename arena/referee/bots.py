@@ -15,6 +15,9 @@ A bot argument is one of:
       build = ["make"]                 # optional, run once before the first game
       build_timeout = 120              # optional, seconds
 
+A ``run`` or ``build`` that starts with a bare ``python`` or ``python3`` runs the
+Python running arena (as ``.py`` bots do), whatever PATH would find.
+
 Paths in ``run`` and ``build`` are made absolute against the bot directory, since
 the bot runs in its own scratch directory: the command (first element) when it
 contains a ``/`` (a bare name is looked up on PATH, as a shell would), and any
@@ -64,6 +67,8 @@ INTERPRETERS: Final[Mapping[str, str | None]] = {
     ".lua": "lua",
 }
 
+# A bare command of these names in run or build runs the Python running arena.
+PYTHON_NAMES: Final = frozenset({"python", "python3"})
 _MANIFEST_KEYS: Final = frozenset({"name", "run", "build", "build_timeout"})
 # Names end up in tables and in file names, so keep them to one printable line.
 _BAD_NAME: Final = re.compile(r"[/\\\x00-\x1f\x7f]")
@@ -436,7 +441,11 @@ def _command(
     ):
         raise bad(f'`{key}` must be a non-empty list of strings, e.g. {key} = ["./bot"]')
     program, *args = value
-    if os.path.isabs(program):
+    if program in PYTHON_NAMES:
+        # The Python running arena, as for .py bots: a bare "python3" may resolve to
+        # a pyenv shim or another installation that a sandbox does not show.
+        resolved = sys.executable
+    elif os.path.isabs(program):
         resolved = program
     elif "/" in program:
         resolved = os.path.normpath(bot_dir / program)

@@ -191,7 +191,8 @@ def sandbox_argv(
         "--size", str(sandbox.tmp_mb * 1024 * 1024),
         "--tmpfs", "/tmp",
     ]  # fmt: skip
-    binds = [(Path(p), "--ro-bind") for p in _python_dirs()]
+    program = argv[0] if argv else ""
+    binds = [(Path(p), "--ro-bind") for p in {*_python_dirs(), *_interpreter_dirs(program)}]
     binds += [(p, "--ro-bind") for p in sandbox.ro_binds]
     if bot_path is not None:
         binds.append((Path(os.path.abspath(bot_path)), "--ro-bind"))
@@ -203,7 +204,6 @@ def sandbox_argv(
         visible.append(os.path.realpath(path))
     # bwrap's own root is a tmpfs; left writable, it would be memory nobody counts.
     args += ["--remount-ro", "/", "--chdir", str(scratch), "--"]
-    program = argv[0] if argv else ""
     if os.path.isabs(program):
         real = os.path.realpath(program)
         if not any(real == root or real.startswith(root.rstrip("/") + "/") for root in visible):
@@ -225,7 +225,8 @@ def build_sandbox(sandbox: Sandbox, home: str | None) -> Sandbox:
 
 
 def _python_dirs() -> list[str]:
-    """The installation of the Python running arena, which runs ``.py`` bots, if not in /usr."""
+    """The installation of the Python running arena, which runs ``.py`` bots and
+    ``python``/``python3`` in a ``run``, if not in /usr (a venv, pyenv, conda)."""
     dirs = []
     for prefix in {sys.base_prefix, sys.prefix, os.path.dirname(os.path.realpath(sys.executable))}:
         real = os.path.realpath(prefix)
@@ -233,6 +234,39 @@ def _python_dirs() -> list[str]:
             dirs.append(real)
     # Nested ones (a venv inside its base) are covered by their parent.
     return sorted(d for d in dirs if not any(d != o and d.startswith(o + "/") for o in dirs))
+
+
+def _interpreter_dirs(program: str) -> list[str]:
+    """The Python installation or venv ``program`` belongs to (a bot's own venv, a
+    conda environment, a pyenv version), and a venv's base: shown whole, read-only."""
+    if not os.path.isabs(program) or not os.path.basename(program).startswith("python"):
+        return []
+    found = []
+    for path in (program, os.path.realpath(program)):  # a venv's python links to its base
+        prefix = os.path.dirname(os.path.dirname(path))
+        config = os.path.join(prefix, "pyvenv.cfg")
+        if os.path.isfile(config):
+            found.append(prefix)
+            home = _venv_home(config)
+            if home is not None:
+                found.append(os.path.dirname(os.path.realpath(home)))
+        elif any(Path(prefix, "lib").glob("python3*")):
+            found.append(prefix)
+    dirs = {os.path.realpath(d) for d in found}
+    return sorted(d for d in dirs if os.path.isdir(d) and not _under_system(d))
+
+
+def _venv_home(config: str) -> str | None:
+    """The ``home`` of a venv's pyvenv.cfg: its base interpreter's directory."""
+    try:
+        lines = Path(config).read_text(encoding="utf-8", errors="replace").splitlines()
+    except OSError:
+        return None
+    for line in lines:
+        key, _, value = line.partition("=")
+        if key.strip() == "home" and value.strip():
+            return value.strip()
+    return None
 
 
 def _under_system(path: str) -> bool:
