@@ -182,6 +182,8 @@ class Lineup:
     def remove_scratch(self) -> None:
         """Remove the bots' scratch directories (once their processes have ended)."""
         for folder in self.scratch_dirs:
+            if folder.name in ("", ".", ".."):
+                continue  # never a bot's own folder (bots.file_name), never a parent
             shutil.rmtree(folder, ignore_errors=True)
             try:
                 folder.parent.rmdir()  # the run's scratch/ folder, once empty
