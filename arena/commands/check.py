@@ -365,7 +365,8 @@ def _resources(resources: dict[str, Any]) -> str:
     return (f"memory {say(resources['memory_mb'], ' MB')}, CPU "
             f"{say(resources['cpu_seconds'], ' s')} per game, files "
             f"{say(resources['file_size_mb'], ' MB')}, open files "
-            f"{say(resources['open_files'], '')}"
+            f"{say(resources['open_files'], '')}, disk "
+            f"{say(resources.get('disk_mb'), ' MB')}"
             f"{', in the sandbox' if resources['sandbox'] else ''}")
 
 

@@ -19,9 +19,11 @@ Inside, a bot:
   for a one-file bot, its directory for a ``bot.toml`` bot);
 * may write only to its scratch directory (bound read-write at the same path;
   also its ``HOME``, ``TMPDIR`` and working directory) and to a private tmpfs
-  ``/tmp`` of ``Sandbox.tmp_mb`` MB; ``/`` itself is read-only, ``/dev`` is a
-  minimal read-only one (``null``, ``zero``, ``urandom``, ...), ``/proc`` is
-  fresh;
+  ``/tmp`` of ``Sandbox.tmp_mb`` MB and ``/dev/shm`` of ``Sandbox.shm_mb`` MB
+  (with limits, as big as the disk quota and the memory limit: ``sized_for``;
+  the watchdog counts both as memory, ``/tmp`` as disk too); ``/`` itself is
+  read-only, ``/dev`` is a minimal read-only one (``null``, ``zero``,
+  ``urandom``, ...), ``/proc`` is fresh;
 * has no capabilities (bwrap drops them; ``--cap-drop ALL`` when arena runs as
   root), its own session (``--new-session``: no terminal to inject input into),
   and dies with its parent (``--die-with-parent``).
