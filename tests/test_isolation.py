@@ -200,6 +200,19 @@ async def test_a_bot_that_dies_of_efbig_is_over_the_file_size_limit(
     assert left(str(tmp_path)) == []
 
 
+@pytest.mark.usefixtures("bwrap_works")
+@trio_test
+async def test_a_sandboxed_bot_that_dies_of_efbig_in_its_tmp_is_over_the_limit(
+        tmp_path: Path) -> None:
+    # Its /tmp ends with it; the referee holds it open to look inside.
+    async with tool(tmp_path, sandbox=Sandbox()) as bot:
+        await bot.send_line("write-die 4 /tmp/big")
+        exited = await dies_at_once(bot)
+        assert exited.returncode == 1
+        assert bot.limit_hit == "file size 1 MB"
+    assert left(str(tmp_path)) == []
+
+
 @trio_test
 async def test_a_crash_beside_an_old_full_file_is_only_a_crash(tmp_path: Path) -> None:
     # A file at the limit from before this process started says nothing of its end.
@@ -308,13 +321,15 @@ async def test_memory_in_a_memfd_counts(tmp_path: Path, sandboxed: bool,
 
 @trio_test
 async def test_memory_in_a_held_file_of_the_host_s_dev_shm_counts(tmp_path: Path) -> None:
-    # Without --sandbox only what the bot holds open can be told to be its own;
-    # the file stays behind (README: what runs without --sandbox).
+    # Without --sandbox only what the bot holds open can be told to be its own
+    # (README: what runs without --sandbox).
     shm = Path("/dev/shm", f"arena-test-{os.getpid()}-{tmp_path.name}")
     try:
         async with tool(tmp_path, limits=HOARD) as bot:
             await over_limit(bot, f"hold {shm} 160")
             assert bot.limit_hit == "memory 64 MB"
+        # It was seen holding it: the file is its own, and goes with it.
+        assert not shm.exists()
     finally:
         shm.unlink(missing_ok=True)
     assert left(str(tmp_path)) == []

@@ -183,18 +183,22 @@ def exit_limit(limits: BotLimits, returncode: int | None, *, sandboxed: bool = F
     return None
 
 
-def full_file_limit(limits: BotLimits, folder: Path, since: float) -> str | None:
-    """``file size N MB`` if a file in ``folder`` written since ``since`` (a time) is at the limit.
+def full_file_limit(limits: BotLimits, folders: Iterable[Path | int],
+                    since: float) -> str | None:
+    """``file size N MB`` if a file in ``folders`` written since ``since`` (a time) is
+    at the limit.
 
     For a bot that ended with an error: Python (and other runtimes) ignore SIGXFSZ,
     so a write past the limit fails (EFBIG) instead of killing the bot, and the bot
-    exits through its error. The file left at exactly the limit says why. Looks at
-    ``_SCAN_CAP`` entries at most, and follows no symlink.
+    exits through its error. The file left at exactly the limit says why. A folder
+    given as an open directory fd (a sandbox's ``/tmp``) is looked at, not the
+    folders inside it. Looks at ``_SCAN_CAP`` entries at most, follows no symlink.
     """
     if limits.file_size_mb is None:
         return None
     size = int(limits.file_size_mb * MB)
-    todo, seen = [str(folder)], 0
+    todo: list[str | int] = [f if isinstance(f, int) else str(f) for f in folders]
+    seen = 0
     while todo and seen < _SCAN_CAP:
         try:
             with os.scandir(todo.pop()) as entries:
@@ -202,7 +206,8 @@ def full_file_limit(limits: BotLimits, folder: Path, since: float) -> str | None
                     seen += 1
                     try:
                         if entry.is_dir(follow_symlinks=False):
-                            todo.append(entry.path)
+                            if os.path.isabs(entry.path):  # not under a directory fd
+                                todo.append(entry.path)
                         elif entry.is_file(follow_symlinks=False):
                             info = entry.stat(follow_symlinks=False)
                             if info.st_size >= size and info.st_mtime >= since:

@@ -264,7 +264,8 @@ class BotProcess:
         # A bot that ended with an error may have died of a failed write: EFBIG
         # past the file size limit, or ENOSPC in its sandbox's full /tmp.
         assert self.limits is not None and self.scratch_dir is not None
-        found = full_file_limit(self.limits, self.scratch_dir, self._started_at)
+        held = [] if self._watchdog is None else self._watchdog.tmpfs_folders()
+        found = full_file_limit(self.limits, [self.scratch_dir, *held], self._started_at)
         if found is None and self._watchdog is not None and self.limits.disk_mb is not None:
             self._watchdog.measure_disk()
             found = self._watchdog.exceeded()

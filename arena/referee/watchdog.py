@@ -22,9 +22,11 @@ Not covered, stated rather than hidden: a bot can overshoot a limit by what it
 takes between two looks (50 ms; 100 ms for files held open, 0.5 s for disk);
 RSS counts pages shared between the bot's processes once per process, and a
 tmpfs file or memfd that a process both maps and holds open counts twice;
-without ``--sandbox``, a file the bot wrote to the host's ``/dev/shm`` (or
-another shared tmpfs, or the host's ``/tmp``) and closed cannot be told from
-anyone else's: it is neither counted nor removed. ``--sandbox`` gives each bot
+without ``--sandbox``, a file on the host's ``/dev/shm`` (or another shared
+tmpfs) that the bot was seen to hold, written since it started, is removed
+when it ends; one it wrote and closed between two looks (or wrote to the
+host's ``/tmp``) cannot be told from anyone else's: it is neither counted nor
+removed. ``--sandbox`` gives each bot
 its own ``/dev/shm`` and ``/tmp``, which end with it.
 """
 
@@ -189,10 +191,14 @@ def _host_tmpfs() -> tuple[str, ...]:
 HOST_TMPFS: Final = _host_tmpfs()
 
 
-def held_in_memory(pids: Iterable[int], *, sandboxed: bool = False) -> int:
+def held_in_memory(pids: Iterable[int], *, sandboxed: bool = False,
+                   shared: dict[str, tuple[int, int]] | None = None,
+                   since: float = 0.0) -> int:
     """Bytes of the distinct memfds and tmpfs files these processes hold open.
 
     Inside a sandbox only memfds: its tmpfs mounts are measured whole instead.
+    ``shared`` collects the host's tmpfs files (path: device and inode) among
+    them changed since ``since`` (a time): the bot's own, to remove when it ends.
     """
     seen: set[tuple[int, int]] = set()
     total = 0
@@ -208,8 +214,8 @@ def held_in_memory(pids: Iterable[int], *, sandboxed: bool = False) -> int:
                 target = os.readlink(path)
             except OSError:
                 continue
-            if not target.startswith("/memfd:") and (
-                    sandboxed or not target.startswith(HOST_TMPFS)):
+            on_host = not sandboxed and target.startswith(HOST_TMPFS)
+            if not target.startswith("/memfd:") and not on_host:
                 continue
             try:
                 info = os.stat(path)
@@ -219,7 +225,21 @@ def held_in_memory(pids: Iterable[int], *, sandboxed: bool = False) -> int:
             if S_ISREG(info.st_mode) and key not in seen:
                 seen.add(key)
                 total += info.st_blocks * 512
+                if on_host and shared is not None and info.st_ctime >= since:
+                    shared[target] = key
     return total
+
+
+def remove_left(files: dict[str, tuple[int, int]]) -> None:
+    """Remove the host tmpfs files a bot held (``held_in_memory``'s ``shared``) that
+    are still there: the same file (device and inode) at the same path."""
+    for path, key in files.items():
+        try:
+            info = os.stat(path, follow_symlinks=False)
+            if (info.st_dev, info.st_ino) == key:
+                os.unlink(path)
+        except OSError:
+            continue
 
 
 def folder_usage(folder: Path, cap: int = FOLDER_CAP) -> int | None:
@@ -284,7 +304,11 @@ class Watchdog:
         self._cpu_base = 0.0
         self._looks = 0
         self._held = 0  # bytes in memfds and tmpfs files held open, at the last look at fds
-        self._tmpfs: dict[str, int] = {}  # the sandbox's tmpfs mounts, by name: O_PATH fds
+        self._started = time.time()
+        # Files of the host's /dev/shm (and other tmpfs) seen held by the bot, written
+        # since it started: removed when it ends (see close).
+        self.shared_files: dict[str, tuple[int, int]] = {}
+        self._tmpfs: dict[str, int] = {}  # the sandbox's tmpfs mounts, by name: directory fds
 
     @property
     def cpu_used(self) -> float:
@@ -313,7 +337,8 @@ class Watchdog:
         tmpfs = {name: _used(fd) for name, fd in self._tmpfs.items()}
         if self.limits.memory_mb is not None:
             if self._looks % FILES_EVERY == 0:
-                self._held = held_in_memory(bot, sandboxed=self.sandboxed)
+                self._held = held_in_memory(bot, sandboxed=self.sandboxed,
+                                            shared=self.shared_files, since=self._started)
             rss += (self._held + sum(tmpfs.values())) // _PAGE
         self.memory = rss * _PAGE
         self.memory_peak = max(self.memory_peak, self.memory)
@@ -354,15 +379,23 @@ class Watchdog:
                 if name not in self._tmpfs:
                     try:
                         self._tmpfs[name] = os.open(f"/proc/{init}/root/{name}",
-                                                    os.O_PATH | os.O_DIRECTORY | os.O_CLOEXEC)
+                                                    os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
                     except OSError:
                         pass
 
+    def tmpfs_folders(self) -> list[int]:
+        """The sandbox's private ``/tmp`` and ``/dev/shm``, as open directory fds (so
+        they can be looked into after the bot ended, until ``close``)."""
+        return list(self._tmpfs.values())
+
     def close(self) -> None:
-        """Let go of the sandbox's tmpfs mounts (their memory is freed then)."""
+        """Once the bot has ended: let go of the sandbox's tmpfs mounts (their memory
+        is freed then), and remove what it was seen to keep in the host's tmpfs."""
         for fd in self._tmpfs.values():
             os.close(fd)
         self._tmpfs.clear()
+        remove_left(self.shared_files)
+        self.shared_files.clear()
 
     async def run(
         self,

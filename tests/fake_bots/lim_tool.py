@@ -4,8 +4,8 @@ Each command answers one line; an error is answered as ``error <ERRNO NAME>``.
 It exits at EOF on stdin.
 
 echo TEXT | alloc MB | alloc-child MB (in a child in its own session) | burn S |
-burn-forever | burn-child | write MB | write-dfl MB (SIGXFSZ at its default) |
-write-die MB (exits with status 1 when the write fails) |
+burn-forever | burn-child | write MB [PATH] | write-dfl MB (SIGXFSZ at its default) |
+write-die MB [PATH] (exits with status 1 when the write fails) |
 files | status FIELD | limits | raise-nofile | abort | connect PORT | pids | signal PID |
 mem PID | touch PATH | spawn-sleep SECONDS (in its own session, without our stdio) |
 storm DEPTH (a tree of 2**(DEPTH+1)-2 children, each in a session of its own,
@@ -109,9 +109,10 @@ def run(cmd: str, arg: str) -> None:
         code = "while True: pass"
         child = subprocess.Popen([sys.executable, "-c", code])
         send(f"child {child.pid}")
-    elif cmd == "write":
-        with open("big", "wb") as f:
-            for _ in range(int(arg)):
+    elif cmd == "write":  # write MB [PATH]
+        mb, _, path = arg.partition(" ")
+        with open(path or "big", "wb") as f:
+            for _ in range(int(mb)):
                 f.write(b"\0" * (1 << 20))
         send("wrote")
     elif cmd == "write-die":  # EFBIG uncaught, as most bots would
