@@ -225,6 +225,7 @@ async def test_a_crash_beside_an_old_full_file_is_only_a_crash(tmp_path: Path) -
         await dies_at_once(bot)
         assert bot.returncode == -signal.SIGABRT
         assert bot.limit_hit is None
+    assert left(str(tmp_path)) == []
 
 
 # ------------------------------------ 7. CPU burnt between games counts against the next
@@ -393,7 +394,8 @@ async def test_a_bot_s_stderr_log_is_capped_across_its_restarts(tmp_path: Path) 
 
 @trio_test
 async def test_scratch_directories_are_removed_after_the_run(tmp_path: Path) -> None:
-    spec = resolve_bot(str(EXAMPLES / "random.py"))
+    shutil.copyfile(EXAMPLES / "random.py", tmp_path / "random.py")
+    spec = resolve_bot(str(tmp_path / "random.py"))
     scratch = tmp_path / "run" / "scratch" / "random"
     limits = codec.Limits(startup_ms=5000)
     async with open_lineup(limits=limits, process_options={"limits": SMALL}) as lineup:
@@ -402,6 +404,7 @@ async def test_scratch_directories_are_removed_after_the_run(tmp_path: Path) -> 
         (scratch / "left-behind").write_bytes(b"x" * 1000)
     assert not scratch.exists() and not scratch.parent.exists()
     assert (tmp_path / "random.log").exists()  # the log is kept
+    assert left(str(tmp_path)) == []
 
 
 # ------------------------------------------------ 4. builds: keeper and sandbox
