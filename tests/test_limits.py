@@ -88,7 +88,7 @@ async def test_bot_under_limits_answers_normally_and_has_them_set(tmp_path: Path
         assert bot.limit_hit is None
         assert bot.cpu_used is not None and bot.cpu_used < SMALL.cpu_seconds
         # 52 answers can take less than one watch interval: make sure of one look.
-        assert bot._watchdog is not None and bot._watchdog.sample() is None
+        assert bot._guard.watchdog is not None and bot._guard.watchdog.sample() is None
     assert bot.returncode == 0
     assert bot.limit_hit is None
     assert bot.memory_peak is not None and 0 < bot.memory_peak < 64 << 20

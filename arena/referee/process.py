@@ -34,8 +34,10 @@ Decisions, in one place:
 * **Limits and sandbox** (optional: ``limits=``, ``sandbox=``): the bot starts
   through a keeper that sets its ``RLIMIT_*``, runs it (inside bubblewrap when
   sandboxed) and kills whatever it leaves behind, also when arena dies; a
-  watchdog task kills it when it is over its memory or CPU limit; ``limit_hit``
-  names the limit. See ``launch``, ``limits`` and ``sandbox``.
+  watchdog task has the keeper kill it all when it is over its memory, CPU or
+  disk limit; ``limit_hit`` names the limit. All of that is isolation.py's (its
+  command line and its ``Guard``); see also ``launch``, ``limits``,
+  ``watchdog`` and ``sandbox``.
 """
 
 from __future__ import annotations
@@ -53,10 +55,10 @@ from typing import TYPE_CHECKING, BinaryIO, Final, NoReturn
 
 import trio
 
-from arena.referee.isolation import isolated_argv
-from arena.referee.limits import BotLimits, exit_limit, full_file_limit
+from arena.referee.isolation import Guard, isolated_argv
+from arena.referee.limits import BotLimits
 from arena.referee.sandbox import Sandbox, SandboxError
-from arena.referee.watchdog import ProcessTable, Watchdog, read_stat
+from arena.referee.watchdog import ProcessTable, read_stat
 
 if TYPE_CHECKING:
     from arena.referee.bots import BotSpec
@@ -211,12 +213,9 @@ class BotProcess:
         self.limits = limits
         self.sandboxed = sandboxed
         self.kept = kept  # the leader is the keeper (launch.py)
-        self.scratch_dir = scratch_dir
-        self._started_at = time.time()
-        self._full_file: str | None = None
-        self._watchdog: Watchdog | None = None
+        self._guard = Guard(proc.pid, limits, kept=kept, sandboxed=sandboxed,
+                            scratch_dir=scratch_dir)
         self._watch_scope = trio.CancelScope()
-        self._limit_hit: str | None = None
 
     @property
     def pid(self) -> int:
@@ -236,7 +235,7 @@ class BotProcess:
             and not self._stdin_gone
             and self._reader_broken is None
             and self._writer_broken is None
-            and self._limit_hit is None
+            and self._guard.hit is None
             and self.returncode is None
         )
 
@@ -244,77 +243,50 @@ class BotProcess:
     def limit_hit(self) -> str | None:
         """The resource limit the bot hit: "memory 256 MB", "cpu 10 s", "file size 64 MB".
 
-        Set when the watchdog killed the bot over its memory or CPU, when the
+        Set when the watchdog killed the bot over its memory, CPU or disk, when the
         bot died of SIGXFSZ, or when it ended with an error status leaving a file
-        at the size limit in its scratch directory (a bot that ignores SIGXFSZ, as
-        Python does, gets EFBIG and may die of the error); else None (always None
-        without ``limits``). A bot at its open-files limit, or one that survives
-        EFBIG, carries on as it sees fit.
+        at the size limit (a bot that ignores SIGXFSZ, as Python does, gets EFBIG
+        and may die of the error) or its sandbox's ``/tmp`` full; else None (always
+        None without ``limits``). A bot at its open-files limit, or one that
+        survives EFBIG, carries on as it sees fit.
         """
-        if self._limit_hit is not None or self.limits is None:
-            return self._limit_hit
-        hit = exit_limit(self.limits, self.returncode, sandboxed=self.sandboxed)
-        if hit is None and self.returncode not in (None, 0) and self.scratch_dir is not None:
-            if self._full_file is None:  # looked for once: the bot has ended
-                self._full_file = self._limit_at_exit() or ""
-            hit = self._full_file or None
-        return hit
-
-    def _limit_at_exit(self) -> str | None:
-        # A bot that ended with an error may have died of a failed write: EFBIG
-        # past the file size limit, or ENOSPC in its sandbox's full /tmp.
-        assert self.limits is not None and self.scratch_dir is not None
-        held = [] if self._watchdog is None else self._watchdog.tmpfs_folders()
-        found = full_file_limit(self.limits, [self.scratch_dir, *held], self._started_at)
-        if found is None and self._watchdog is not None and self.limits.disk_mb is not None:
-            self._watchdog.measure_disk()
-            found = self._watchdog.exceeded()
-        return found
+        return self._guard.limit_hit(self.returncode)
 
     @property
     def cpu_used(self) -> float | None:
         """CPU seconds used by the bot's processes since ``reset_cpu`` (as of the
         watchdog's last look); None without a watchdog."""
-        return None if self._watchdog is None else self._watchdog.cpu_used
+        watchdog = self._guard.watchdog
+        return None if watchdog is None else watchdog.cpu_used
 
     @property
     def memory_peak(self) -> int | None:
-        """The most memory (bytes of RSS, all its processes) the watchdog saw, or None."""
-        return None if self._watchdog is None else self._watchdog.memory_peak
+        """The most memory (bytes, all its processes) the watchdog saw, or None."""
+        watchdog = self._guard.watchdog
+        return None if watchdog is None else watchdog.memory_peak
 
     def reset_cpu(self) -> None:
-        """Start a new CPU budget of ``limits.cpu_seconds``: call it as each game starts."""
-        if self._watchdog is not None and self.returncode is None:
-            self._watchdog.reset_cpu()
+        """Start a new CPU budget of ``limits.cpu_seconds``: the referee calls it as
+        each game ends (and before a new process's first game)."""
+        if self._guard.watchdog is not None and self.returncode is None:
+            self._guard.watchdog.reset_cpu()
 
     def _limit_exceeded(self, what: str, pids: Iterable[int]) -> None:
-        if self._limit_hit is not None or self.returncode is not None:
+        if self._guard.hit is not None or self.returncode is not None:
             return
-        self._limit_hit = what
+        self._guard.hit = what
         self._write_log(f"[arena: pid {self.pid} is over its limit: {what}; killed]\n".encode())
-        # The keeper (a subreaper: every orphan of the bot is its child) kills the
-        # whole tree until nothing is left, then dies of SIGKILL; not killpg, which
-        # would kill the keeper first and let what it would adopt escape. The pids
-        # seen at the last look die now, so the bot stops growing meanwhile.
-        self._signals_sent.add(signal.SIGKILL)
-        try:
-            os.kill(self.pid, signal.SIGUSR1)
-        except ProcessLookupError:
-            pass
-        for pid in pids:
-            if pid != self.pid:
-                try:
-                    os.kill(pid, signal.SIGKILL)
-                except (ProcessLookupError, PermissionError):
-                    pass
+        self._signals_sent.add(signal.SIGKILL)  # the keeper dies of it, as the bot did
+        self._guard.kill(pids)
         # A reader waiting for the answer learns of it now, not at EOF (which a
         # process that escaped the keeper could hold off).
         trio.lowlevel.notify_closing(self._stdout.fileno())
 
     async def _watch(self) -> None:
-        assert self._watchdog is not None
+        watchdog = self._guard.watchdog
+        assert watchdog is not None
         with self._watch_scope:
-            await self._watchdog.run(lambda: self.returncode is None, self._limit_exceeded)
+            await watchdog.run(lambda: self.returncode is None, self._limit_exceeded)
 
     def describe_exit(self) -> str:
         """E.g. "exited with status 1", "killed by signal 9 (SIGKILL), sent by arena"."""
@@ -399,7 +371,7 @@ class BotProcess:
         fd = self._stdout.fileno()
         waited = False
         while True:
-            if self._limit_hit is not None:
+            if self._guard.hit is not None:
                 return False  # killed: what it may still say does not count
             try:
                 data = os.read(fd, CHUNK)
@@ -407,7 +379,7 @@ class BotProcess:
                 try:
                     await trio.lowlevel.wait_readable(fd)
                 except trio.ClosedResourceError:
-                    if self._limit_hit is None:
+                    if self._guard.hit is None:
                         raise
                 waited = True
                 continue
@@ -524,9 +496,7 @@ class BotProcess:
             await self._stderr_done.wait()
         self._drain_scope.cancel()
         self._stdout.close()
-        if self._watchdog is not None:
-            _ = self.limit_hit  # looked for now, while the sandbox's /tmp is still held
-            self._watchdog.close()
+        self._guard.close(self.returncode)
         self._write_log(f"[arena: pid {self.pid} {self.describe_exit()}]\n".encode())
 
     async def _wait_exit(self, timeout: float) -> bool:
@@ -738,10 +708,7 @@ async def open_bot_process(
                 await _await_exec(bot, status_read, stamp)
             async with trio.open_nursery() as nursery:
                 nursery.start_soon(bot._drain_stderr)
-                if limits is not None and limits.watched:
-                    bot._watchdog = Watchdog(proc.pid, limits, keeper=True,
-                                             sandboxed=sandbox is not None,
-                                             scratch_dir=scratch_dir)
+                if bot._guard.watchdog is not None:
                     nursery.start_soon(bot._watch)
                 try:
                     yield bot
