@@ -16,7 +16,8 @@ next to the well-behaved example bots ``random.py`` and ``honest.py``:
   never recorded: a bot that misbehaves once could then show no fault at all;
 * the cheats (snoop, lister, net, writer) play under ``--sandbox``, where they
   must learn nothing, and without it, where the same cheats must work (else the
-  sandbox test would prove nothing).
+  sandbox test would prove nothing); close_stdout and deaf play there too, and
+  earn the same fault as without it (bubblewrap once held their pipes open).
 
 For every tournament: it ends with status 0; every pair plays its 2 games, once
 each; every fault is charged to the hostile bot whose behaviour earns it, and is
@@ -145,7 +146,9 @@ GROUPS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {  # group -> (bots
     "talkers": (("garbage", "long_line", "many_lines", "stderr_flood", "twice", "early"), ()),
     **{bot: ((bot,), ()) for bot in ALONE},
     "spies": (("snoop", "lister", "net", "writer"), ()),
-    "sandboxed": (("snoop", "lister", "net", "writer", "escape"), ("--sandbox",)),
+    # close_stdout and deaf: the same fault as without the sandbox, at once.
+    "sandboxed": (("snoop", "lister", "net", "writer", "escape", "close_stdout", "deaf"),
+                  ("--sandbox",)),
 }
 MISBEHAVING = [bot for bot, (kind, _) in FAULTS.items() if kind is not None] + ["stderr_flood"]
 GROUP_OF = {bot: group for group, (bots, _) in GROUPS.items() for bot in bots
