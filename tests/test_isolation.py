@@ -247,10 +247,11 @@ async def test_cpu_burnt_between_games_is_charged_to_the_next_game(tmp_path: Pat
             hosts = [lineup.host(spec, scratch_dir=tmp_path / "scratch" / spec.name,
                                  log_path=tmp_path / "logs" / f"{spec.name}.log")
                      for spec in specs]
-            first = await play_game(await start_all(hosts), config, 1, limits)
+            seats = await start_all(hosts)
+            first = await play_game(seats, config, 1, limits)
             assert first.faults == (None, None)
             # Its child burns CPU while no game is on, until the watchdog ends it.
-            spinner = await hosts[0].player()
+            spinner = seats[0]
             assert isinstance(spinner, BotPlayer)
             while spinner.process.limit_hit is None:
                 await trio.sleep(0.01)
