@@ -67,7 +67,7 @@ class Guard:
         self.sandboxed = sandboxed
         self.scratch_dir = scratch_dir
         self.hit: str | None = None  # the limit the watchdog killed it for
-        self.watchdog = None
+        self.watchdog: Watchdog | None = None
         if limits is not None and limits.watched:
             self.watchdog = Watchdog(pid, limits, keeper=kept, sandboxed=sandboxed,
                                      scratch_dir=scratch_dir)
