@@ -32,7 +32,7 @@ from arena.referee.limits import BotLimits
 from arena.referee.lineup import open_lineup, start_all
 from arena.referee.match import play_game
 from arena.referee.player import BotPlayer
-from arena.referee.process import BotExited, BotProcess, open_bot_process
+from arena.referee.process import BotExited, BotProcess, LogBudget, open_bot_process
 from arena.referee.sandbox import Sandbox
 
 FAKE = Path(__file__).parent / "fake_bots"
@@ -390,6 +390,24 @@ async def test_a_bot_s_stderr_log_is_capped_across_its_restarts(tmp_path: Path) 
     text = log.read_text()
     assert text.count(" started pid ") == 3
     assert len(text) < cap + 3 * 1024  # the cap, and a few lines of arena's per start
+    assert left(str(tmp_path)) == []
+
+
+@trio_test
+async def test_a_bot_s_stderr_is_capped_per_run_across_its_logs(tmp_path: Path) -> None:
+    # A tournament gives a bot one log per worker; the run's budget covers them all.
+    shutil.copyfile(HOSTILE / "stderr_crash.py", tmp_path / "stderr_crash.py")
+    spec = resolve_bot(str(tmp_path / "stderr_crash.py"))
+    cap = 256 * 1024
+    budget = LogBudget(cap)
+    logs = [tmp_path / "logs" / f"stderr_crash.w{worker}.log" for worker in range(3)]
+    for log in logs:
+        async with open_bot_process(spec, scratch_dir=tmp_path / "scratch", log_path=log,
+                                    log_cap=cap, log_budget=budget, limits=SMALL) as bot:
+            with pytest.raises(BotExited):
+                await bot.read_line()
+    assert sum(log.stat().st_size for log in logs) < cap + 3 * 1024
+    assert budget.left("stderr_crash") == 0
     assert left(str(tmp_path)) == []
 
 

@@ -162,12 +162,14 @@ def resources_from(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def process_options(resources: dict[str, Any]) -> dict[str, Any]:
-    """The keyword arguments for open_bot_process: limits, and the sandbox if asked.
+    """The keyword arguments for open_bot_process: limits, the sandbox if asked, and
+    the stderr budget of each bot for the run.
 
     ``--sandbox`` is checked here, once: it stops the command with one line
     when bubblewrap cannot isolate a bot, and never runs a bot without it.
     """
     from arena.referee.limits import DEFAULT_DISK_MB, BotLimits
+    from arena.referee.process import LogBudget
     from arena.referee.sandbox import Sandbox, SandboxUnavailable, check_sandbox
 
     limits = BotLimits(memory_mb=resources["memory_mb"], cpu_seconds=resources["cpu_seconds"],
@@ -181,7 +183,8 @@ def process_options(resources: dict[str, Any]) -> dict[str, Any]:
             check_sandbox(sandbox)
         except SandboxUnavailable as exc:
             raise UserError(f"--sandbox: {exc}") from None
-    return {"limits": limits, "sandbox": sandbox}
+    # One stderr budget per bot for the whole command, whatever its processes and logs.
+    return {"limits": limits, "sandbox": sandbox, "log_budget": LogBudget()}
 
 
 def run_trio(fn: Callable[..., Awaitable[T]], *args: Any) -> T:

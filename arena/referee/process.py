@@ -22,7 +22,8 @@ Decisions, in one place:
   so it marks the writer broken and later sends raise ``BotBroken``.
 * **stderr** is drained by a background task into the log file, until the file
   holds ``log_cap`` bytes (so the cap holds across the restarts of a bot that
-  share its log); the rest is read and discarded after a marker line.
+  share its log) or, given a ``LogBudget``, the bot has logged its run's share
+  in all its logs; the rest is read and discarded after a marker line.
   The log is appended to, with a header line per start and a footer with the exit.
 * **Ending**: ``close`` closes stdin, waits ``grace``, SIGTERMs the group, waits
   ``grace``, SIGKILLs the group, always reaps the bot, then SIGKILLs the group again
@@ -146,6 +147,21 @@ def bot_env(scratch_dir: Path) -> dict[str, str]:
     }
 
 
+class LogBudget:
+    """What one run may log of each bot's stderr, whatever its processes and log files:
+    ``cap`` bytes per bot name. One is shared by all the bots of a command."""
+
+    def __init__(self, cap: int = DEFAULT_LOG_CAP) -> None:
+        self.cap = cap
+        self._spent: dict[str, int] = {}
+
+    def left(self, bot: str) -> int:
+        return max(0, self.cap - self._spent.get(bot, 0))
+
+    def spend(self, bot: str, n: int) -> None:
+        self._spent[bot] = self._spent.get(bot, 0) + n
+
+
 def describe_status(returncode: int | None) -> str:
     """Say how a process ended, from its ``returncode``."""
     if returncode is None:
@@ -174,6 +190,7 @@ class BotProcess:
         max_line: int,
         log_cap: int,
         exit_wait: float,
+        log_budget: LogBudget | None = None,
         limits: BotLimits | None = None,
         sandboxed: bool = False,
         kept: bool = False,
@@ -201,6 +218,7 @@ class BotProcess:
         # The cap is per log file, not per start: a bot that writes a flood and
         # crashes every game would otherwise grow its log by a cap per game.
         self._logged = min(log.tell(), log_cap)
+        self._log_budget = log_budget
         self._log_cut = False
         self._log_ends_line = True
         self._drain_scope = trio.CancelScope()
@@ -570,12 +588,15 @@ class BotProcess:
         if self._log_cut:
             return  # keep draining so the bot never blocks on stderr
         room = self._log_cap - self._logged
+        if self._log_budget is not None:
+            room = min(room, self._log_budget.left(self.name))
+        taken = data[:room]
+        self._write_log(taken)
+        self._logged += len(taken)
+        if self._log_budget is not None:
+            self._log_budget.spend(self.name, len(taken))
         if len(data) <= room:
-            self._write_log(data)
-            self._logged += len(data)
             return
-        self._write_log(data[:room])
-        self._logged = self._log_cap
         self._log_cut = True
         self._write_log(f"[arena: log cut at {self._log_cap} bytes]\n".encode())
 
@@ -601,6 +622,7 @@ async def open_bot_process(
     log_path: Path,
     max_line: int = DEFAULT_MAX_LINE,
     log_cap: int = DEFAULT_LOG_CAP,
+    log_budget: LogBudget | None = None,
     close_grace: float = DEFAULT_CLOSE_GRACE,
     exit_wait: float = DEFAULT_EXIT_WAIT,
     limits: BotLimits | None = None,
@@ -621,6 +643,8 @@ async def open_bot_process(
     bot and everything it starts on these CPUs only (``sched_setaffinity``; the
     keeper pins itself before it starts the bot, or without limits the bot is
     pinned just after its exec); a CPU that cannot be used is a ``BotStartError``.
+    ``log_budget``: what is left of the bot's stderr for the run, shared with its
+    other processes (``log_cap`` still caps this log file).
     """
     if max_line < 1 or log_cap < 0:
         raise ValueError("max_line must be >= 1 and log_cap >= 0")
@@ -687,6 +711,7 @@ async def open_bot_process(
             log,
             max_line=max_line,
             log_cap=log_cap,
+            log_budget=log_budget,
             exit_wait=exit_wait,
             limits=limits,
             sandboxed=sandbox is not None,
