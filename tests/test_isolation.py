@@ -204,8 +204,13 @@ async def test_a_bot_that_dies_of_efbig_is_over_the_file_size_limit(
 @trio_test
 async def test_a_sandboxed_bot_that_dies_of_efbig_in_its_tmp_is_over_the_limit(
         tmp_path: Path) -> None:
-    # Its /tmp ends with it; the referee holds it open to look inside.
+    # Its /tmp ends with it; the watchdog holds it open, from its first look at the
+    # sandbox, to look inside afterwards.
     async with tool(tmp_path, sandbox=Sandbox()) as bot:
+        watchdog = bot._guard.watchdog
+        assert watchdog is not None
+        while len(watchdog.tmpfs_folders()) < 2:
+            await trio.sleep(0.01)
         await bot.send_line("write-die 4 /tmp/big")
         exited = await dies_at_once(bot)
         assert exited.returncode == 1

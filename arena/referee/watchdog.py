@@ -26,8 +26,10 @@ without ``--sandbox``, a file on the host's ``/dev/shm`` (or another shared
 tmpfs) that the bot was seen to hold, written since it started, is removed
 when it ends; one it wrote and closed between two looks (or wrote to the
 host's ``/tmp``) cannot be told from anyone else's: it is neither counted nor
-removed. ``--sandbox`` gives each bot
-its own ``/dev/shm`` and ``/tmp``, which end with it.
+removed. ``--sandbox`` gives each bot its own ``/dev/shm`` and ``/tmp``, which
+end with it; they are held open from the watchdog's first look after the
+sandbox is up (within 50 ms), so a bot that fills its ``/tmp`` and dies sooner
+is not seen to have.
 """
 
 from __future__ import annotations
