@@ -20,8 +20,16 @@ from arena.tournament.store import GAMES
 
 DET_BOT = Path(__file__).parent / "bots" / "det_hash.py"
 RANDOM_BOT = Path(__file__).parent.parent / "example_bots" / "random.py"
-# A deterministic bot that first leaves a file in its working folder, its scratch folder.
-PLANTER = "open('planted', 'w').close()\n" + DET_BOT.read_text()
+# A deterministic bot that first leaves a file in its working folder, its scratch
+# folder, and says in its log where that is (the scratch folder goes with the run).
+PLANTER = ("import os as _os, sys as _sys\nopen('planted', 'w').close()\n"
+           "print('cwd:', _os.getcwd(), file=_sys.stderr, flush=True)\n" + DET_BOT.read_text())
+
+
+def scratch_of(log: Path) -> Path:
+    """The scratch folder a planter ran in, as its log says."""
+    [line] = [line for line in log.read_text().splitlines() if line.startswith("cwd: ")]
+    return Path(line.removeprefix("cwd: "))
 LONG = "\N{MATHEMATICAL DOUBLE-STRUCK CAPITAL X}" * 64  # 64 characters, 256 bytes
 
 
@@ -51,13 +59,12 @@ def test_a_bot_s_scratch_folder_is_its_own_whatever_its_name(
             else [command, bot, "--games", 1, "--seed", 1])
     status, output = arena(capsys, *argv)
     assert status == 0, output
-    planted = list((tmp_path / "results").rglob("planted"))
-    assert len(planted) == 1, planted
-    scratch = planted[0].parent
-    assert scratch.parent.name == "scratch", planted
+    [log] = list((tmp_path / "results").rglob(f"logs/{file_name(name)}.log"))
+    scratch = scratch_of(log)
+    assert scratch.parent == log.parent.parent / "scratch", scratch
     assert scratch.name == file_name(name)
-    logs = list(scratch.parent.parent.glob("logs/*.log"))
-    assert f"{file_name(name)}.log" in {log.name for log in logs}
+    # It planted its file there, and the scratch folder went with the run.
+    assert list((tmp_path / "results").rglob("planted")) == []
 
 
 def test_a_long_or_dotted_name_plays_a_tournament(capsys, tmp_path: Path) -> None:
@@ -67,9 +74,10 @@ def test_a_long_or_dotted_name_plays_a_tournament(capsys, tmp_path: Path) -> Non
     assert status == 0, output
     lines = [json.loads(line) for line in (out / GAMES).read_text().splitlines()]
     assert len(lines) == 2 and {LONG, ".."} == set(lines[0]["seats"])
-    scratch = {p.name for p in (out / "scratch").iterdir()}
     # Its game slot's, and its start-up check's (arena run starts every bot first).
-    assert scratch == {f"{file_name(name)}{suffix}" for name in (LONG, "..")
+    scratch = {scratch_of(out / "logs" / f"{file_name(name)}{suffix}.log")
+               for name in (LONG, "..") for suffix in (".w0", ".preflight")}
+    assert scratch == {out / "scratch" / f"{file_name(name)}{suffix}" for name in (LONG, "..")
                        for suffix in (".w0", ".preflight")}
     assert sorted(p.name for p in out.iterdir() if p.name == "planted") == []
     assert LONG in output and ".." in output  # the tables keep the names as they are

@@ -30,6 +30,7 @@ drew and nothing more; the ``start`` line gives only the Court's size.
 from __future__ import annotations
 
 import collections
+import shutil
 from pathlib import Path
 
 import pytest
@@ -81,6 +82,8 @@ def card_names(text: str) -> list[str]:
 
 
 async def play_all(tmp_path: Path) -> tuple[list[GameReport], list[BotHost]]:
+    """Play every table; each spy's received.log is kept in ``tmp_path/received``
+    (its scratch directory goes with the lineup)."""
     specs = resolve_bots([*[str(SPY)] * SPIES, str(HONEST)])
     reports = []
     async with open_lineup(limits=LIMITS) as lineup:
@@ -91,6 +94,11 @@ async def play_all(tmp_path: Path) -> tuple[list[GameReport], list[BotHost]]:
                 seats = await start_all([hosts[i] for i in seating(number, players)])
                 reports.append(await play_game(seats, GameConfig(players, variant), 7000 + number,
                                                LIMITS))
+        await lineup.close_all()  # each spy has written its quit line
+        (tmp_path / "received").mkdir()
+        for host in hosts[:SPIES]:
+            shutil.copyfile(host.scratch_dir / "received.log",
+                            tmp_path / "received" / f"{host.spec.name}.log")
     return reports, hosts
 
 
@@ -207,7 +215,7 @@ def test_spies_see_only_what_the_rules_show_them(tmp_path: Path) -> None:
                   if spy in (table := seating(number, players))]
         assert hosts[spy].starts == 1
         assert all(report.faults[seat] is None for report, seat in played)
-        sessions = split_session(tmp_path / "scratch" / hosts[spy].spec.name / "received.log",
+        sessions = split_session(tmp_path / "received" / f"{hosts[spy].spec.name}.log",
                                  len(played))
         for number, ((report, seat), lines) in enumerate(zip(played, sessions, strict=True), 1):
             check_game(lines, report.record, seat, number, seen_kinds)

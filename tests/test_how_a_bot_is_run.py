@@ -41,9 +41,8 @@ for line in sys.stdin:
         facts[f[0]] = line.strip()
     elif f[0] == "request":
         print(f[1], f[-1])  # no flush: -u makes it leave at once
-    elif f[0] == "gameover":
-        with open("facts.json", "w") as out:
-            json.dump(facts, out)
+    elif f[0] == "gameover":  # to its log: the scratch folder goes with the run
+        print("facts:", json.dumps(facts), file=sys.stderr, flush=True)
     elif f[0] == "quit":
         break
 '''
@@ -65,12 +64,15 @@ def facts(tmp_path_factory: pytest.TempPathFactory) -> dict:
     assert status == 0
     with gzip.open(record) as f:
         assert json.load(f)["referee"]["faults"] == [None, None]
-    [found] = list((tmp_path / "results").rglob("facts.json"))
-    return {**json.loads(found.read_text()), "file": str(found)}
+    [log] = list((tmp_path / "results").rglob("logs/reporter.log"))
+    [line] = [line for line in log.read_text().splitlines() if line.startswith("facts: ")]
+    scratch = log.parent.parent / "scratch" / "reporter"
+    return {**json.loads(line.removeprefix("facts: ")), "scratch": str(scratch)}
 
 
 def test_a_bot_runs_in_its_scratch_folder_with_four_variables(facts: dict) -> None:
-    scratch = os.path.dirname(facts["file"])
+    scratch = facts["scratch"]
+    assert not Path(scratch).exists()  # removed after the run
     assert os.path.realpath(facts["cwd"]) == os.path.realpath(scratch)
     assert Path(scratch).name == "reporter" and Path(scratch).parent.name == "scratch"
     env = facts["env"]

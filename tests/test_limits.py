@@ -18,15 +18,9 @@ import trio
 from test_process import hang_guarded
 
 from arena.referee.bots import BotSpec, resolve_bot
-from arena.referee.limits import (
-    BotLimits,
-    ProcessTable,
-    ProcInfo,
-    exit_limit,
-    launcher_argv,
-    read_stat,
-)
+from arena.referee.limits import BotLimits, exit_limit, launcher_argv
 from arena.referee.process import BotExited, BotProcess, BotStartError, open_bot_process
+from arena.referee.watchdog import ProcessTable, ProcInfo, read_stat
 
 FAKE = Path(__file__).parent / "fake_bots"
 HANG_GUARD = 20.0
@@ -94,7 +88,7 @@ async def test_bot_under_limits_answers_normally_and_has_them_set(tmp_path: Path
         assert bot.limit_hit is None
         assert bot.cpu_used is not None and bot.cpu_used < SMALL.cpu_seconds
         # 52 answers can take less than one watch interval: make sure of one look.
-        assert bot._watchdog is not None and bot._watchdog.sample() is None
+        assert bot._guard.watchdog is not None and bot._guard.watchdog.sample() is None
     assert bot.returncode == 0
     assert bot.limit_hit is None
     assert bot.memory_peak is not None and 0 < bot.memory_peak < 64 << 20
@@ -329,9 +323,10 @@ def test_limits_are_validated_and_described() -> None:
         with pytest.raises(ValueError):
             BotLimits(**bad)  # type: ignore[arg-type]
     assert BotLimits().describe() == (
-        "memory 1024 MB, cpu 60 s, file size 64 MB, open files 256, no core dumps"
+        "memory 1024 MB, cpu 60 s, file size 64 MB, open files 256, disk 256 MB, no core dumps"
     )
-    unlimited = BotLimits(memory_mb=None, cpu_seconds=None, file_size_mb=None, open_files=None)
+    unlimited = BotLimits(memory_mb=None, cpu_seconds=None, file_size_mb=None, open_files=None,
+                          disk_mb=None)
     assert not unlimited.watched
     assert unlimited.rlimits() == {"core": 0}
     argv = launcher_argv(SMALL, status_fd=7)

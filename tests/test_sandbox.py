@@ -156,15 +156,17 @@ async def test_writes_only_to_its_scratch_dir(tmp_path: Path, bwrap_works: None)
         assert await ask(bot, f"touch {spec.path}") == "error EROFS"  # its own file
         assert await ask(bot, "touch /evil") == "error EROFS"
         assert await ask(bot, "touch /usr/evil") == "error EROFS"
-        assert await ask(bot, "touch /dev/shm/evil") == "error EROFS"
+        assert await ask(bot, "touch /dev/evil") == "error EROFS"
         # Not shown at all: the rest of the host, other bots included.
         assert await ask(bot, f"touch {outside / 'evil'}") in ("error ENOENT", "error EROFS")
         assert await ask(bot, f"touch {BOTS / 'random.py'}") in ("error ENOENT", "error EROFS")
-        # /tmp is its own tmpfs, not the host's.
+        # /tmp and /dev/shm are its own tmpfs, not the host's.
         assert await ask(bot, f"touch /tmp/{marker}") == "written"
+        assert await ask(bot, f"touch /dev/shm/{marker}") == "written"
     assert (tmp_path / "scratch" / "mine").read_text() == "x"
     assert list(outside.iterdir()) == []
     assert not Path("/tmp", marker).exists()
+    assert not Path("/dev/shm", marker).exists()
 
 
 @trio_test
@@ -222,7 +224,7 @@ def _example(name: str, tmp_path: Path) -> BotSpec:
         folder = tmp_path / "c_bot"
         shutil.copytree(BOTS / "c_bot", folder, ignore=shutil.ignore_patterns("bot"))
         spec = resolve_bot(str(folder))
-        build_bot(spec)  # outside the sandbox, as the referee does
+        build_bot(spec, sandbox=SANDBOX)  # in a sandbox, as the referee does
         return spec
     if name.endswith(".js") and shutil.which("node") is None:
         pytest.skip("node is not installed on this machine")

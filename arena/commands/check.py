@@ -317,7 +317,8 @@ def run(args: argparse.Namespace) -> int:
                             " not found); arena check needs the example_bots/ folder of arena's "
                             "source checkout, or opponents given with --against")
         against = [str(examples / name) for name in OPPONENTS]
-    specs = prepare_bots([args.bot, *opponent_slots(against, sizes)])
+    specs = prepare_bots([args.bot, *opponent_slots(against, sizes)], options=options,
+                         network=args.build_network)
     bot, opponents = specs[0], specs[1:]
     seed = args.seed if args.seed is not None else secrets.randbelow(2**63)
     tables = plan_tables(args.games, seed, args.variant, args.turn_limit, sizes,
@@ -364,7 +365,8 @@ def _resources(resources: dict[str, Any]) -> str:
     return (f"memory {say(resources['memory_mb'], ' MB')}, CPU "
             f"{say(resources['cpu_seconds'], ' s')} per game, files "
             f"{say(resources['file_size_mb'], ' MB')}, open files "
-            f"{say(resources['open_files'], '')}"
+            f"{say(resources['open_files'], '')}, disk "
+            f"{say(resources.get('disk_mb'), ' MB')}"
             f"{', in the sandbox' if resources['sandbox'] else ''}")
 
 

@@ -91,12 +91,18 @@ def limits_from(args: argparse.Namespace) -> codec.Limits:
         raise UserError(f"time limits: {exc} ms; give at least 0.001 s") from None
 
 
-def prepare_bots(args: Sequence[str], *, build: bool = True) -> list[BotSpec]:
-    """Resolve bot arguments and run their build steps, before any game starts."""
+def prepare_bots(args: Sequence[str], *, build: bool = True,
+                 options: dict[str, Any] | None = None, network: bool = False) -> list[BotSpec]:
+    """Resolve bot arguments and run their build steps, before any game starts.
+
+    ``options`` (from ``process_options``): with a sandbox, builds run in one too;
+    ``network``: a sandboxed build keeps the network (``--build-network``).
+    """
+    sandbox = None if options is None else options.get("sandbox")
     try:
         specs = resolve_bots(args)
         if build:
-            specs = [build_bot(spec) for spec in specs]
+            specs = [build_bot(spec, sandbox=sandbox, network=network) for spec in specs]
     except BotSpecError as exc:
         raise UserError(str(exc)) from None
     return specs
@@ -135,32 +141,41 @@ def add_limit_options(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--open-files", type=_zero_is_none(int),
                        default=limits.DEFAULT_OPEN_FILES, metavar="N",
                        help="open files per process (default: %(default)s)")
+    group.add_argument("--disk-mb", type=_zero_is_none(int), default=limits.DEFAULT_DISK_MB,
+                       metavar="MB", help="its scratch folder and, sandboxed, its /tmp "
+                                          "(default: %(default)s)")
     group.add_argument("--sandbox", action="store_true",
                        help="run each bot in bubblewrap: no network, its own processes only, "
                             "read-only system, writable scratch directory only")
     group.add_argument("--sandbox-ro", action="append", default=[], metavar="DIR",
                        help="another folder a sandboxed bot may read (repeatable)")
+    group.add_argument("--build-network", action="store_true",
+                       help="let sandboxed builds use the network (to download dependencies)")
 
 
 def resources_from(args: argparse.Namespace) -> dict[str, Any]:
     """The resource options as JSON (tournament.json keeps them to resume)."""
     return {"memory_mb": args.memory_mb, "cpu_seconds": args.cpu_seconds,
             "file_size_mb": args.file_size_mb, "open_files": args.open_files,
+            "disk_mb": args.disk_mb,
             "sandbox": args.sandbox, "sandbox_ro": list(args.sandbox_ro)}
 
 
 def process_options(resources: dict[str, Any]) -> dict[str, Any]:
-    """The keyword arguments for open_bot_process: limits, and the sandbox if asked.
+    """The keyword arguments for open_bot_process: limits, the sandbox if asked, and
+    the stderr budget of each bot for the run.
 
     ``--sandbox`` is checked here, once: it stops the command with one line
     when bubblewrap cannot isolate a bot, and never runs a bot without it.
     """
-    from arena.referee.limits import BotLimits
+    from arena.referee.limits import DEFAULT_DISK_MB, BotLimits
+    from arena.referee.process import LogBudget
     from arena.referee.sandbox import Sandbox, SandboxUnavailable, check_sandbox
 
     limits = BotLimits(memory_mb=resources["memory_mb"], cpu_seconds=resources["cpu_seconds"],
                        file_size_mb=resources["file_size_mb"],
-                       open_files=resources["open_files"])
+                       open_files=resources["open_files"],
+                       disk_mb=resources.get("disk_mb", DEFAULT_DISK_MB))  # older runs lack it
     sandbox = None
     if resources["sandbox"]:
         sandbox = Sandbox(ro_binds=tuple(resources["sandbox_ro"]))
@@ -168,7 +183,8 @@ def process_options(resources: dict[str, Any]) -> dict[str, Any]:
             check_sandbox(sandbox)
         except SandboxUnavailable as exc:
             raise UserError(f"--sandbox: {exc}") from None
-    return {"limits": limits, "sandbox": sandbox}
+    # One stderr budget per bot for the whole command, whatever its processes and logs.
+    return {"limits": limits, "sandbox": sandbox, "log_budget": LogBudget()}
 
 
 def run_trio(fn: Callable[..., Awaitable[T]], *args: Any) -> T:

@@ -75,7 +75,7 @@ def run(args: argparse.Namespace) -> int:
                         f"{MAX_PLAYERS}")
     limits = limits_from(args)
     options = process_options(resources_from(args))
-    specs = prepare_bots(args.bots)
+    specs = prepare_bots(args.bots, options=options, network=args.build_network)
     seed = args.seed if args.seed is not None else secrets.randbelow(2**63)
     config = GameConfig(len(specs), args.variant, False if args.plain_deal else None,
                         args.turn_limit)

@@ -203,7 +203,9 @@ def run(args: argparse.Namespace) -> int:
         concurrency = getattr(args, "concurrency", 1)
         allow_broken = getattr(args, "allow_broken", False)
         specs, refusals = run_trio(partial(build_all, prepare_bots(bot_args, build=False),
-                                           concurrency=concurrency, say=_say))
+                                           concurrency=concurrency, say=_say,
+                                           sandbox=proc_options["sandbox"],
+                                           network=args.build_network))
         names = [spec.name for spec in specs]
         if options["gauntlet"] is not None and options["gauntlet"] not in names:
             raise UserError(f"--gauntlet {options['gauntlet']}: no such bot; the bots are "

@@ -582,6 +582,12 @@ def unsolicited(line: str) -> ProtocolViolation:
     return ProtocolViolation(line, "a line while no request is open", "nothing")
 
 
+def begun_early(start: str) -> ProtocolViolation:
+    """The error for a line a bot began writing before its request was sent."""
+    return ProtocolViolation(start, "an answer begun before its request",
+                             "nothing until the request line")
+
+
 def _parses(token: str) -> bool:
     try:
         Decision.parse(token)

@@ -15,6 +15,9 @@ A bot argument is one of:
       build = ["make"]                 # optional, run once before the first game
       build_timeout = 120              # optional, seconds
 
+A ``run`` or ``build`` that starts with a bare ``python`` or ``python3`` runs the
+Python running arena (as ``.py`` bots do), whatever PATH would find.
+
 Paths in ``run`` and ``build`` are made absolute against the bot directory, since
 the bot runs in its own scratch directory: the command (first element) when it
 contains a ``/`` (a bare name is looked up on PATH, as a shell would), and any
@@ -45,7 +48,9 @@ from typing import IO, Final
 
 import attrs
 
+from arena.referee.isolation import isolated_argv
 from arena.referee.process import group_alive
+from arena.referee.sandbox import Sandbox, SandboxError, build_sandbox
 
 MANIFEST: Final = "bot.toml"
 DEFAULT_BUILD_TIMEOUT: Final = 120.0
@@ -62,6 +67,8 @@ INTERPRETERS: Final[Mapping[str, str | None]] = {
     ".lua": "lua",
 }
 
+# A bare command of these names in run or build runs the Python running arena.
+PYTHON_NAMES: Final = frozenset({"python", "python3"})
 _MANIFEST_KEYS: Final = frozenset({"name", "run", "build", "build_timeout"})
 # Names end up in tables and in file names, so keep them to one printable line.
 _BAD_NAME: Final = re.compile(r"[/\\\x00-\x1f\x7f]")
@@ -178,46 +185,73 @@ def build_env() -> dict[str, str]:
     return env
 
 
-def build_bot(spec: BotSpec) -> BotSpec:
+def build_bot(spec: BotSpec, *, sandbox: Sandbox | None = None,
+              network: bool = False) -> BotSpec:
     """Run the bot's build command (if any) in its directory, or raise ``BuildError``.
 
     Returns the spec to run: its ``run`` paths resolved now that the build's
     outputs exist.
 
-    The build gets its own process group, which is killed when the build ends or
-    times out, so helpers it leaves behind (or a hung compiler) go with it.
-    Output (stdout and stderr together) goes to a temporary file, so memory stays
-    bounded and a leftover process holding a pipe cannot stall us.
+    The build runs under the keeper (isolation.py), which kills everything it
+    started when it ends or times out (a daemon that left its session too), and
+    inside ``sandbox`` if one is given (``sandbox.build_sandbox``: its folder
+    writable, the system and the toolchains' caches read-only, no network unless
+    ``network``). Output (stdout and stderr together) goes to a temporary file,
+    so memory stays bounded and a leftover process holding a pipe cannot stall us.
     """
     if spec.build is None:
         return spec
     command = shlex.join(spec.build)
+    env = build_env()
+    box = None if sandbox is None else build_sandbox(sandbox, env.get("HOME"))
     with tempfile.TemporaryFile() as out:
+        status_read, status_write = os.pipe()
         try:
+            argv = isolated_argv(spec.build, limits=None, sandbox=box, shown=None,
+                                 workdir=spec.workdir, status_fd=status_write,
+                                 network=network, pipes=False)
             proc = subprocess.Popen(
-                spec.build,
+                argv,
                 cwd=spec.workdir,
-                env=build_env(),
+                env=env,
                 stdin=subprocess.DEVNULL,
                 stdout=out,
                 stderr=subprocess.STDOUT,
                 start_new_session=True,
+                pass_fds=(status_write,),
             )
-        except OSError as exc:
+        except (OSError, SandboxError) as exc:
+            os.close(status_read)
             raise BuildError(
                 f"bot {spec.name!r}: cannot start build command `{command}`: {exc}; "
                 f"fix `build` in {MANIFEST}"
             ) from None
+        finally:
+            os.close(status_write)
+        with os.fdopen(status_read, "rb") as status_pipe:
+            failed = status_pipe.read(4096).decode("utf-8", "replace").strip()
         timed_out = False
         try:
             status = proc.wait(timeout=spec.build_timeout)
         except subprocess.TimeoutExpired:
             timed_out = True
         finally:
-            # Also runs on Ctrl-C: never leave a build running behind us.
+            # Also runs on Ctrl-C: never leave a build running behind us. The
+            # keeper, on SIGTERM, kills all the build started and ends.
+            if proc.poll() is None:
+                proc.send_signal(signal.SIGTERM)
+                try:
+                    proc.wait(timeout=_GROUP_WAIT)
+                except subprocess.TimeoutExpired:
+                    pass
             _kill_group(proc.pid)
             status = proc.wait()
             _kill_group(proc.pid, wait=_GROUP_WAIT)
+        if failed:
+            raise BuildError(
+                f"bot {spec.name!r}: cannot start build command `{command}`: {failed}; "
+                f"fix `build` in {MANIFEST}"
+            )
         if not timed_out and status == 0:
             return _resolve_run(spec)
         tail = _tail(out, BUILD_TAIL_LINES)
@@ -229,9 +263,10 @@ def build_bot(spec: BotSpec) -> BotSpec:
     else:
         how = f"status {status}" if status > 0 else f"signal {-status}"
         problem = f"build failed with {how} (`{command}`); fix the build and run again"
-    shown = "\n".join(f"  | {line}" for line in tail) if tail else "  (no output)"
+    shown_tail = "\n".join(f"  | {line}" for line in tail) if tail else "  (no output)"
     raise BuildError(
-        f"bot {spec.name!r}: {problem}\nlast {BUILD_TAIL_LINES} lines of its output:\n{shown}"
+        f"bot {spec.name!r}: {problem}\nlast {BUILD_TAIL_LINES} lines of its output:\n"
+        f"{shown_tail}"
     )
 
 
@@ -406,7 +441,11 @@ def _command(
     ):
         raise bad(f'`{key}` must be a non-empty list of strings, e.g. {key} = ["./bot"]')
     program, *args = value
-    if os.path.isabs(program):
+    if program in PYTHON_NAMES:
+        # The Python running arena, as for .py bots: a bare "python3" may resolve to
+        # a pyenv shim or another installation that a sandbox does not show.
+        resolved = sys.executable
+    elif os.path.isabs(program):
         resolved = program
     elif "/" in program:
         resolved = os.path.normpath(bot_dir / program)

@@ -18,6 +18,12 @@ the standard library only, and little of it, so it starts in about 15 ms. Option
   the bot is forked, so the bot and all it starts inherit the pin from their
   first instruction (``arena run --affinity``). A CPU that cannot be used is a
   start error, reported on ``status`` like a failed exec.
+* ``handoff=1``: give the program the bot's stdin and stdout as fds 3 and 4, and
+  ``/dev/null`` as its own 0 and 1. For bwrap: it keeps its fds 0-2 open for the
+  sandbox's whole life (in two processes), so a bot that closed its stdout or
+  stdin would never look closed to the referee. The command run inside the
+  sandbox moves 3 and 4 back to 0 and 1 (``sandbox.HANDOFF``); bwrap closes
+  every fd above 2 in its own processes.
 
 What it does, in order:
 
@@ -45,6 +51,8 @@ What it does, in order:
      the referee reads the same ``returncode`` as without a keeper);
    * ``SIGTERM`` (the referee ends the bot): it SIGKILLs the bot and every
      descendant, and dies of ``SIGTERM`` (unless the bot had ended already);
+   * ``SIGUSR1`` (the referee's watchdog found the bot over a limit): it SIGKILLs
+     the bot and every descendant, and dies of ``SIGKILL``, as the bot did;
    * the referee died: it SIGKILLs every descendant and exits.
 
    Killing: SIGKILL every process whose parent chain leads to the keeper (read
@@ -75,7 +83,10 @@ _PR_CAPBSET_DROP = 24
 _CAP_SYS_RESOURCE = 24
 _PR_SET_CHILD_SUBREAPER = 36
 _PARENT_DIED = _signal.SIGHUP
-_WATCHED = {_signal.SIGCHLD, _signal.SIGTERM, _PARENT_DIED}
+_OVER_LIMIT = _signal.SIGUSR1
+_WATCHED = {_signal.SIGCHLD, _signal.SIGTERM, _PARENT_DIED, _OVER_LIMIT}
+# Where ``handoff=1`` puts the bot's stdin and stdout (see sandbox.HANDOFF).
+_HANDOFF_FDS = (3, 4)
 
 
 def _prctl_function():
@@ -169,6 +180,22 @@ def _kill_all(me: int) -> None:
             return  # no child: nothing descends from the keeper any more
 
 
+def _hand_off(status_fd: int | None) -> int | None:
+    """In the bot's child: stdin and stdout to fds 3 and 4, /dev/null to 0 and 1."""
+    if status_fd in _HANDOFF_FDS:
+        import fcntl
+
+        status_fd = fcntl.fcntl(status_fd, fcntl.F_DUPFD_CLOEXEC, 10)
+    for fd, target in zip((0, 1), _HANDOFF_FDS, strict=True):
+        os.dup2(fd, target)  # inheritable
+    null = os.open(os.devnull, os.O_RDWR)
+    os.dup2(null, 0)
+    os.dup2(null, 1)
+    if null > 2:
+        os.close(null)
+    return status_fd
+
+
 def _exit_like(status: int) -> None:
     """End the keeper as the bot ended (a wait status): same exit status, or same signal."""
     if os.WIFSIGNALED(status):
@@ -189,6 +216,9 @@ def _keep(bot: int, referee: int) -> None:
             pid, status = os.waitpid(bot, os.WNOHANG)  # it may have ended just now
             _kill_all(me)
             _exit_like(status if pid == bot else _signal.SIGTERM)  # "killed by SIGTERM"
+        if info.si_signo == _OVER_LIMIT:
+            _kill_all(me)
+            os.kill(me, _signal.SIGKILL)
         if info.si_signo == _PARENT_DIED:
             if os.getppid() != referee:  # else only the thread that forked us ended
                 _kill_all(me)
@@ -214,6 +244,7 @@ def main(args: list[str]) -> None:
     split = args.index("--")
     options, argv = args[:split], args[split + 1 :]
     cpus = None
+    handoff = False
     try:
         values = {}
         for option in options:
@@ -223,6 +254,7 @@ def main(args: list[str]) -> None:
             else:
                 values[name] = int(value)
         status_fd = values.pop("status", None)
+        handoff = bool(values.pop("handoff", 0))
         if status_fd is not None:
             os.set_inheritable(status_fd, False)  # the bot's copy closes on exec
         prctl = _prctl_function()
@@ -267,6 +299,8 @@ def main(args: list[str]) -> None:
             _signal.pthread_sigmask(_signal.SIG_SETMASK, mask)
             _signal.signal(_signal.SIGPIPE, _signal.SIG_DFL)
             _signal.signal(_signal.SIGXFSZ, _signal.SIG_DFL)
+            if handoff:
+                status_fd = _hand_off(status_fd)
             os.execvp(argv[0], argv)
         except OSError as exc:
             _fail(status_fd, f"{argv[0]}: {exc.strerror or exc}")

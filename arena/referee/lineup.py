@@ -7,6 +7,7 @@ restarted when the previous game left it broken (a fault, a cut-off answer).
 
 from __future__ import annotations
 
+import shutil
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -66,6 +67,11 @@ class BotHost:
         if player is not None and not player.broken and player.process.usable:
             return player
         await self.close()
+        if player is not None and not player.broken and player.process.limit_hit is not None:
+            # Killed between games (CPU burnt, memory held after its last answer):
+            # charged to this game, and its next game gets a new process.
+            return Fault(codec.LIMIT, f"over its limit: {player.process.limit_hit} "
+                         f"(between games)", exit=player.process.describe_exit())
         if self._failed_starts >= MAX_FAILED_STARTS and self._last_fault is not None:
             return attrs.evolve(self._last_fault, detail=f"{self._last_fault.detail} (not "
                                 f"started again after {MAX_FAILED_STARTS} failed starts)")
@@ -163,13 +169,26 @@ class Lineup:
         self._limiter = start_limiter
         self._options = process_options
         self.hosts: list[BotHost] = []
+        self.scratch_dirs: set[Path] = set()
 
     def host(self, spec: BotSpec, *, scratch_dir: Path, log_path: Path) -> BotHost:
         host = BotHost(spec, nursery=self._nursery, scratch_dir=scratch_dir, log_path=log_path,
                        limits=self._limits, start_limiter=self._limiter,
                        process_options=self._options)
         self.hosts.append(host)
+        self.scratch_dirs.add(scratch_dir)
         return host
+
+    def remove_scratch(self) -> None:
+        """Remove the bots' scratch directories (once their processes have ended)."""
+        for folder in self.scratch_dirs:
+            if folder.name in ("", ".", ".."):
+                continue  # never a bot's own folder (bots.file_name), never a parent
+            shutil.rmtree(folder, ignore_errors=True)
+            try:
+                folder.parent.rmdir()  # the run's scratch/ folder, once empty
+            except OSError:
+                pass
 
     async def release(self, host: BotHost) -> None:
         """End a host's process and forget the host (an LRU eviction)."""
@@ -186,7 +205,8 @@ class Lineup:
 @asynccontextmanager
 async def open_lineup(*, limits: codec.Limits, start_limiter: trio.CapacityLimiter | None = None,
                       process_options: dict[str, Any] | None = None) -> AsyncIterator[Lineup]:
-    """A ``Lineup`` whose bots are all ended on the way out, whatever happens.
+    """A ``Lineup`` whose bots are all ended on the way out, whatever happens, and
+    their scratch directories removed.
 
     An error of the body comes out as it is, never wrapped in an exception group.
     """
@@ -199,5 +219,6 @@ async def open_lineup(*, limits: codec.Limits, start_limiter: trio.CapacityLimit
         except BaseException as exc:
             body_error = exc  # held until the nursery is gone: not wrapped in a group
         await lineup.close_all()
+    lineup.remove_scratch()  # what bots wrote is theirs for a run, not kept after it
     if body_error is not None:
         raise body_error

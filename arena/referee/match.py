@@ -73,7 +73,10 @@ async def play_game(
     for seat, player in enumerate(players):
         if player is not None:
             player.discard_queue()
-            player.process.reset_cpu()  # the CPU limit is per game
+            if player.games == 0:
+                # The CPU limit is per game, from the end of the last one (end_game),
+                # so what a bot burns between games counts against the next.
+                player.process.reset_cpu()
             player.games += 1
             session[seat] = [player.games, player.next_request_id]
             where = f", record {record_name}" if record_name is not None else ""

@@ -166,8 +166,8 @@ class BotPlayer:
         return decision, elapsed
 
     async def _refuse_unsolicited(self, request_line: str) -> None:
-        # A line written before its request was sent is a protocol fault, even
-        # if it happens to carry the right id.
+        # A line written (or begun) before its request was sent is a protocol
+        # fault, even if it happens to carry the right id.
         if not self.process.output_waiting():
             return
         line = None
@@ -179,6 +179,12 @@ class BotPlayer:
         if line is not None:
             err = codec.unsolicited(line)
             raise self._fault(err.fault, str(err), line=line, request=request_line)
+        # Part of a line and no LF: an answer begun before its request. Taking
+        # the rest after the request would let a bot answer before being asked
+        # (and cost the referee this wait at every request).
+        start = self.process.pending_output().decode("utf-8", "replace")
+        err = codec.begun_early(start)
+        raise self._fault(err.fault, str(err), line=start, request=request_line)
 
     async def end_game(self, game_over_line: str) -> None:
         """Send the rest of the game's events and the game-over line.
@@ -198,6 +204,8 @@ class BotPlayer:
             return
         if scope.cancelled_caught:
             self.mark_broken()
+            return
+        self.process.reset_cpu()  # the next game's CPU budget starts now
 
     def discard_queue(self) -> None:
         self._outbox.clear()

@@ -10,6 +10,7 @@ failure becomes one line that names the bot, says why and what to do.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from functools import partial
 from pathlib import Path
 from typing import Any, Final
 
@@ -21,6 +22,7 @@ from arena.referee.bots import MANIFEST, BotSpec, BotSpecError, build_bot, file_
 from arena.referee.lineup import open_lineup
 from arena.referee.logs import stderr_tail
 from arena.referee.player import Fault
+from arena.referee.sandbox import Sandbox
 
 _ELF: Final = b"\x7fELF"
 PREFLIGHT: Final = ".preflight"  # after the bot's name: its log and scratch directory
@@ -39,8 +41,11 @@ async def build_all(
     *,
     concurrency: int,
     say: Callable[[str], None] = lambda line: None,
+    sandbox: Sandbox | None = None,
+    network: bool = False,
 ) -> tuple[list[BotSpec], list[Refusal]]:
-    """Run every bot's build, at most ``concurrency`` at once, saying ``building X…``.
+    """Run every bot's build, at most ``concurrency`` at once, saying ``building X…``;
+    in ``sandbox`` if given, with the network if ``network`` (see ``build_bot``).
 
     Returns the specs as built (``run`` resolved after the build), in the order
     given (a bot whose build failed keeps its spec), and the failed builds.
@@ -53,7 +58,8 @@ async def build_all(
         async with limiter:
             say(f"building {specs[i].name}…")
             try:
-                built[i] = await trio.to_thread.run_sync(build_bot, specs[i])
+                built[i] = await trio.to_thread.run_sync(
+                    partial(build_bot, specs[i], sandbox=sandbox, network=network))
             except BotSpecError as exc:
                 refusals[i] = Refusal(specs[i].name, str(exc))
 

@@ -20,8 +20,10 @@ Decisions, in one place:
   nothing: the next call continues with the same bytes.
 * **stdin**: a cancelled or failed ``send_line`` may have written part of a line,
   so it marks the writer broken and later sends raise ``BotBroken``.
-* **stderr** is drained by a background task into the log file, at most
-  ``log_cap`` bytes per start; the rest is read and discarded after a marker line.
+* **stderr** is drained by a background task into the log file, until the file
+  holds ``log_cap`` bytes (so the cap holds across the restarts of a bot that
+  share its log) or, given a ``LogBudget``, the bot has logged its run's share
+  in all its logs; the rest is read and discarded after a marker line.
   The log is appended to, with a header line per start and a footer with the exit.
 * **Ending**: ``close`` closes stdin, waits ``grace``, SIGTERMs the group, waits
   ``grace``, SIGKILLs the group, always reaps the bot, then SIGKILLs the group again
@@ -33,8 +35,10 @@ Decisions, in one place:
 * **Limits and sandbox** (optional: ``limits=``, ``sandbox=``): the bot starts
   through a keeper that sets its ``RLIMIT_*``, runs it (inside bubblewrap when
   sandboxed) and kills whatever it leaves behind, also when arena dies; a
-  watchdog task kills it when it is over its memory or CPU limit; ``limit_hit``
-  names the limit. See ``launch``, ``limits`` and ``sandbox``.
+  watchdog task has the keeper kill it all when it is over its memory, CPU or
+  disk limit; ``limit_hit`` names the limit. All of that is isolation.py's (its
+  command line and its ``Guard``); see also ``launch``, ``limits``,
+  ``watchdog`` and ``sandbox``.
 """
 
 from __future__ import annotations
@@ -52,15 +56,10 @@ from typing import TYPE_CHECKING, BinaryIO, Final, NoReturn
 
 import trio
 
-from arena.referee.limits import (
-    BotLimits,
-    ProcessTable,
-    Watchdog,
-    exit_limit,
-    launcher_argv,
-    read_stat,
-)
-from arena.referee.sandbox import Sandbox, SandboxError, sandbox_argv
+from arena.referee.isolation import Guard, isolated_argv
+from arena.referee.limits import BotLimits
+from arena.referee.sandbox import Sandbox, SandboxError
+from arena.referee.watchdog import ProcessTable, read_stat
 
 if TYPE_CHECKING:
     from arena.referee.bots import BotSpec
@@ -148,6 +147,21 @@ def bot_env(scratch_dir: Path) -> dict[str, str]:
     }
 
 
+class LogBudget:
+    """What one run may log of each bot's stderr, whatever its processes and log files:
+    ``cap`` bytes per bot name. One is shared by all the bots of a command."""
+
+    def __init__(self, cap: int = DEFAULT_LOG_CAP) -> None:
+        self.cap = cap
+        self._spent: dict[str, int] = {}
+
+    def left(self, bot: str) -> int:
+        return max(0, self.cap - self._spent.get(bot, 0))
+
+    def spend(self, bot: str, n: int) -> None:
+        self._spent[bot] = self._spent.get(bot, 0) + n
+
+
 def describe_status(returncode: int | None) -> str:
     """Say how a process ended, from its ``returncode``."""
     if returncode is None:
@@ -176,8 +190,11 @@ class BotProcess:
         max_line: int,
         log_cap: int,
         exit_wait: float,
+        log_budget: LogBudget | None = None,
         limits: BotLimits | None = None,
         sandboxed: bool = False,
+        kept: bool = False,
+        scratch_dir: Path | None = None,
     ) -> None:
         assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
         self.name = spec.name
@@ -198,7 +215,10 @@ class BotProcess:
         self._stdin_gone = False
         self._writer_broken: BotBroken | None = None
 
-        self._logged = 0
+        # The cap is per log file, not per start: a bot that writes a flood and
+        # crashes every game would otherwise grow its log by a cap per game.
+        self._logged = min(log.tell(), log_cap)
+        self._log_budget = log_budget
         self._log_cut = False
         self._log_ends_line = True
         self._drain_scope = trio.CancelScope()
@@ -210,9 +230,10 @@ class BotProcess:
 
         self.limits = limits
         self.sandboxed = sandboxed
-        self._watchdog: Watchdog | None = None
+        self.kept = kept  # the leader is the keeper (launch.py)
+        self._guard = Guard(proc.pid, limits, kept=kept, sandboxed=sandboxed,
+                            scratch_dir=scratch_dir)
         self._watch_scope = trio.CancelScope()
-        self._limit_hit: str | None = None
 
     @property
     def pid(self) -> int:
@@ -232,6 +253,7 @@ class BotProcess:
             and not self._stdin_gone
             and self._reader_broken is None
             and self._writer_broken is None
+            and self._guard.hit is None
             and self.returncode is None
         )
 
@@ -239,49 +261,50 @@ class BotProcess:
     def limit_hit(self) -> str | None:
         """The resource limit the bot hit: "memory 256 MB", "cpu 10 s", "file size 64 MB".
 
-        Set when the watchdog killed the bot over its memory or CPU, or when the
-        bot died of SIGXFSZ; else None (always None without ``limits``). A bot at
-        its open-files limit, or one that ignores SIGXFSZ, gets an error from the
-        system call instead and carries on (or fails) as it sees fit.
+        Set when the watchdog killed the bot over its memory, CPU or disk, when the
+        bot died of SIGXFSZ, or when it ended with an error status leaving a file
+        at the size limit (a bot that ignores SIGXFSZ, as Python does, gets EFBIG
+        and may die of the error) or its sandbox's ``/tmp`` full; else None (always
+        None without ``limits``). A bot at its open-files limit, or one that
+        survives EFBIG, carries on as it sees fit.
         """
-        if self._limit_hit is not None or self.limits is None:
-            return self._limit_hit
-        return exit_limit(self.limits, self.returncode, sandboxed=self.sandboxed)
+        return self._guard.limit_hit(self.returncode)
 
     @property
     def cpu_used(self) -> float | None:
         """CPU seconds used by the bot's processes since ``reset_cpu`` (as of the
         watchdog's last look); None without a watchdog."""
-        return None if self._watchdog is None else self._watchdog.cpu_used
+        watchdog = self._guard.watchdog
+        return None if watchdog is None else watchdog.cpu_used
 
     @property
     def memory_peak(self) -> int | None:
-        """The most memory (bytes of RSS, all its processes) the watchdog saw, or None."""
-        return None if self._watchdog is None else self._watchdog.memory_peak
+        """The most memory (bytes, all its processes) the watchdog saw, or None."""
+        watchdog = self._guard.watchdog
+        return None if watchdog is None else watchdog.memory_peak
 
     def reset_cpu(self) -> None:
-        """Start a new CPU budget of ``limits.cpu_seconds``: call it as each game starts."""
-        if self._watchdog is not None and self.returncode is None:
-            self._watchdog.reset_cpu()
+        """Start a new CPU budget of ``limits.cpu_seconds``: the referee calls it as
+        each game ends (and before a new process's first game)."""
+        if self._guard.watchdog is not None and self.returncode is None:
+            self._guard.watchdog.reset_cpu()
 
     def _limit_exceeded(self, what: str, pids: Iterable[int]) -> None:
-        if self._limit_hit is not None or self.returncode is not None:
+        if self._guard.hit is not None or self.returncode is not None:
             return
-        self._limit_hit = what
+        self._guard.hit = what
         self._write_log(f"[arena: pid {self.pid} is over its limit: {what}; killed]\n".encode())
-        self._signal_group(signal.SIGKILL)
-        # Descendants that left the group (setsid) were counted, so they go too.
-        for pid in pids:
-            if pid != self.pid:
-                try:
-                    os.kill(pid, signal.SIGKILL)
-                except (ProcessLookupError, PermissionError):
-                    pass
+        self._signals_sent.add(signal.SIGKILL)  # the keeper dies of it, as the bot did
+        self._guard.kill(pids)
+        # A reader waiting for the answer learns of it now, not at EOF (which a
+        # process that escaped the keeper could hold off).
+        trio.lowlevel.notify_closing(self._stdout.fileno())
 
     async def _watch(self) -> None:
-        assert self._watchdog is not None
+        watchdog = self._guard.watchdog
+        assert watchdog is not None
         with self._watch_scope:
-            await self._watchdog.run(lambda: self.returncode is None, self._limit_exceeded)
+            await watchdog.run(lambda: self.returncode is None, self._limit_exceeded)
 
     def describe_exit(self) -> str:
         """E.g. "exited with status 1", "killed by signal 9 (SIGKILL), sent by arena"."""
@@ -350,6 +373,11 @@ class BotProcess:
             self._eof = True
         return True
 
+    def pending_output(self) -> bytes:
+        """What the bot has written and ``read_line`` has not returned yet (no LF in it
+        unless a line is waiting), as far as it has been read from the pipe."""
+        return bytes(self._buf)
+
     async def _fill(self) -> bool:
         """Append what the bot has written to the buffer, waiting if nothing has
         come yet; False at EOF.
@@ -361,10 +389,16 @@ class BotProcess:
         fd = self._stdout.fileno()
         waited = False
         while True:
+            if self._guard.hit is not None:
+                return False  # killed: what it may still say does not count
             try:
                 data = os.read(fd, CHUNK)
             except BlockingIOError:
-                await trio.lowlevel.wait_readable(fd)
+                try:
+                    await trio.lowlevel.wait_readable(fd)
+                except trio.ClosedResourceError:
+                    if self._guard.hit is None:
+                        raise
                 waited = True
                 continue
             except OSError as exc:
@@ -459,7 +493,7 @@ class BotProcess:
         self._watch_scope.cancel()  # from here on, close decides how the bot ends
         inside = self._sandbox_init() if self.sandboxed else []
         self._stdin.close()  # EOF on the bot's stdin: a polite bot ends here
-        if grace <= 0 and self.limits is not None and self.returncode is None:
+        if grace <= 0 and self.kept and self.returncode is None:
             # The leader is the keeper (launch.py): on SIGTERM it SIGKILLs the bot and
             # every descendant, those that left the group included, which a SIGKILL
             # of the group would leave behind. SIGKILL below if it does not end.
@@ -480,6 +514,7 @@ class BotProcess:
             await self._stderr_done.wait()
         self._drain_scope.cancel()
         self._stdout.close()
+        self._guard.close(self.returncode)
         self._write_log(f"[arena: pid {self.pid} {self.describe_exit()}]\n".encode())
 
     async def _wait_exit(self, timeout: float) -> bool:
@@ -553,12 +588,15 @@ class BotProcess:
         if self._log_cut:
             return  # keep draining so the bot never blocks on stderr
         room = self._log_cap - self._logged
+        if self._log_budget is not None:
+            room = min(room, self._log_budget.left(self.name))
+        taken = data[:room]
+        self._write_log(taken)
+        self._logged += len(taken)
+        if self._log_budget is not None:
+            self._log_budget.spend(self.name, len(taken))
         if len(data) <= room:
-            self._write_log(data)
-            self._logged += len(data)
             return
-        self._write_log(data[:room])
-        self._logged = self._log_cap
         self._log_cut = True
         self._write_log(f"[arena: log cut at {self._log_cap} bytes]\n".encode())
 
@@ -584,6 +622,7 @@ async def open_bot_process(
     log_path: Path,
     max_line: int = DEFAULT_MAX_LINE,
     log_cap: int = DEFAULT_LOG_CAP,
+    log_budget: LogBudget | None = None,
     close_grace: float = DEFAULT_CLOSE_GRACE,
     exit_wait: float = DEFAULT_EXIT_WAIT,
     limits: BotLimits | None = None,
@@ -604,6 +643,8 @@ async def open_bot_process(
     bot and everything it starts on these CPUs only (``sched_setaffinity``; the
     keeper pins itself before it starts the bot, or without limits the bot is
     pinned just after its exec); a CPU that cannot be used is a ``BotStartError``.
+    ``log_budget``: what is left of the bot's stderr for the run, shared with its
+    other processes (``log_cap`` still caps this log file).
     """
     if max_line < 1 or log_cap < 0:
         raise ValueError("max_line must be >= 1 and log_cap >= 0")
@@ -618,13 +659,11 @@ async def open_bot_process(
         argv = list(spec.argv)
         status_read = status_write = None
         try:
-            if sandbox is not None:
-                argv = sandbox_argv(
-                    argv, bot_path=spec.path, scratch_dir=scratch_dir, sandbox=sandbox
-                )
-            if limits is not None:
+            if limits is not None or sandbox is not None:
+                # A sandbox always runs under a keeper: it hands bwrap the bot's pipes.
                 status_read, status_write = os.pipe()
-                argv = [*launcher_argv(limits, status_fd=status_write, cpus=cpus), *argv]
+                argv = isolated_argv(argv, limits=limits, sandbox=sandbox, shown=spec.path,
+                                     workdir=scratch_dir, status_fd=status_write, cpus=cpus)
             proc = await trio.lowlevel.open_process(
                 argv,
                 stdin=subprocess.PIPE,
@@ -635,7 +674,7 @@ async def open_bot_process(
                 env=bot_env(scratch_dir),
                 pass_fds=() if status_write is None else (status_write,),
             )
-            if cpus is not None and limits is None:
+            if cpus is not None and status_write is None:
                 # No keeper to pin it before its exec, so pin it right after. Only a
                 # thread or child started in the moment since the exec (microseconds
                 # to a scheduler tick) escapes; runtimes start theirs later, and a
@@ -672,9 +711,12 @@ async def open_bot_process(
             log,
             max_line=max_line,
             log_cap=log_cap,
+            log_budget=log_budget,
             exit_wait=exit_wait,
             limits=limits,
             sandboxed=sandbox is not None,
+            kept=status_write is not None,
+            scratch_dir=scratch_dir,
         )
         notes = [f"limits: {limits.describe()}"] if limits is not None else []
         if sandbox is not None:
@@ -691,8 +733,7 @@ async def open_bot_process(
                 await _await_exec(bot, status_read, stamp)
             async with trio.open_nursery() as nursery:
                 nursery.start_soon(bot._drain_stderr)
-                if limits is not None and limits.watched:
-                    bot._watchdog = Watchdog(proc.pid, limits, keeper=True)
+                if bot._guard.watchdog is not None:
                     nursery.start_soon(bot._watch)
                 try:
                     yield bot

@@ -4,9 +4,16 @@ Each command answers one line; an error is answered as ``error <ERRNO NAME>``.
 It exits at EOF on stdin.
 
 echo TEXT | alloc MB | alloc-child MB (in a child in its own session) | burn S |
-burn-forever | burn-child | write MB | write-dfl MB (SIGXFSZ at its default) |
+burn-forever | burn-child | write MB [PATH] | write-dfl MB (SIGXFSZ at its default) |
+write-die MB [PATH] (exits with status 1 when the write fails) |
 files | status FIELD | limits | raise-nofile | abort | connect PORT | pids | signal PID |
-mem PID | touch PATH | spawn-sleep SECONDS (in its own session, without our stdio)
+mem PID | touch PATH | spawn-sleep SECONDS (in its own session, without our stdio) |
+storm DEPTH (a tree of 2**(DEPTH+1)-2 children, each in a session of its own,
+forked as fast as they can, all holding our stdout; answers nothing) |
+close-stdout | close-stdin (and keeps running; answers nothing) |
+memfd MB (writes MB into a memfd it keeps open) | hold PATH MB (writes MB into PATH
+and keeps it open) | put PATH MB (writes MB into PATH and closes it) |
+fill DIR N (writes N files of 1 MB into DIR)
 """
 
 import errno
@@ -19,6 +26,7 @@ import sys
 import time
 
 out = sys.stdout
+kept = []  # files kept open
 
 
 def send(text: str) -> None:
@@ -40,6 +48,22 @@ def burn(seconds: float) -> None:
     end = time.process_time() + seconds
     while time.process_time() < end:
         pass
+
+
+def fill_file(f, mb: int) -> None:
+    for _ in range(mb):
+        os.write(f.fileno() if hasattr(f, "fileno") else f, b"\1" * (1 << 20))
+
+
+def storm(depth: int) -> None:
+    """Fork two children that start sessions of their own and do the same, down to
+    ``depth``, then sleep: all hold our stdout."""
+    for _ in range(2):
+        if depth > 0 and os.fork() == 0:
+            os.setsid()
+            storm(depth - 1)
+            time.sleep(3600)
+            os._exit(0)
 
 
 def limits_line() -> str:
@@ -85,11 +109,18 @@ def run(cmd: str, arg: str) -> None:
         code = "while True: pass"
         child = subprocess.Popen([sys.executable, "-c", code])
         send(f"child {child.pid}")
-    elif cmd == "write":
-        with open("big", "wb") as f:
-            for _ in range(int(arg)):
+    elif cmd == "write":  # write MB [PATH]
+        mb, _, path = arg.partition(" ")
+        with open(path or "big", "wb") as f:
+            for _ in range(int(mb)):
                 f.write(b"\0" * (1 << 20))
         send("wrote")
+    elif cmd == "write-die":  # EFBIG uncaught, as most bots would
+        try:
+            run("write", arg)
+        except OSError as exc:
+            print(f"write-die: {exc}", file=sys.stderr)
+            sys.exit(1)
     elif cmd == "write-dfl":
         signal.signal(signal.SIGXFSZ, signal.SIG_DFL)
         run("write", arg)
@@ -140,6 +171,32 @@ def run(cmd: str, arg: str) -> None:
             ["sleep", arg], start_new_session=True, stdin=quiet, stdout=quiet, stderr=quiet
         )
         send(f"child {child.pid}")
+    elif cmd == "storm":
+        storm(int(arg))
+    elif cmd == "memfd":
+        fd = os.memfd_create("hoard")
+        kept.append(fd)
+        fill_file(fd, int(arg))
+        send(f"held {arg}")
+    elif cmd in ("hold", "put"):
+        path, mb = arg.split()
+        with open(path, "wb") as f:
+            fill_file(f, int(mb))
+            if cmd == "hold":
+                kept.append(os.dup(f.fileno()))
+        send(f"{cmd} {mb}")
+    elif cmd == "fill":
+        folder, n = arg.split()
+        for i in range(int(n)):
+            with open(os.path.join(folder, f"fill{i}"), "wb") as f:
+                fill_file(f, 1)
+        send(f"filled {n}")
+    elif cmd == "close-stdout":
+        os.close(1)
+        time.sleep(3600)
+    elif cmd == "close-stdin":
+        os.close(0)
+        time.sleep(3600)
     else:
         send("unknown command")
 

@@ -3,9 +3,9 @@ child that calls setsid and keeps the bot's stdout and stderr, and a daemon
 (double fork, setsid, stdio on /dev/null) whose parent is gone at once. The
 first time in its scratch directory it also never answers its first request, so
 the referee ends it after a fault; otherwise it plays at random and quits.
-The sleepers are this file run again as ``escape.py sleeper FD``: each appends
-its pid and session id to sleepers.log in the scratch directory, then tells the
-bot on FD, which waits for both before its hello."""
+The sleepers are this file run again as ``escape.py sleeper FD``: each tells the
+bot its pid and session id on FD; the bot waits for both, writes them to its
+stderr (its log) as ``sleeper PID SID`` lines, then says hello."""
 
 import os
 import random
@@ -17,9 +17,7 @@ import time
 if sys.argv[1:2] == ["sleeper"]:
     signal.signal(signal.SIGTERM, signal.SIG_IGN)
     signal.signal(signal.SIGHUP, signal.SIG_IGN)
-    with open("sleepers.log", "a") as log:  # in the scratch directory, for the tests
-        log.write(f"{os.getpid()} {os.getsid(0)}\n")
-    os.write(int(sys.argv[2]), b".")
+    os.write(int(sys.argv[2]), f"{os.getpid()} {os.getsid(0)}\n".encode())
     os.close(int(sys.argv[2]))
     time.sleep(3600)
     sys.exit(0)
@@ -40,8 +38,10 @@ if middle == 0:
 os.waitpid(middle, 0)
 os.close(told)
 got = b""
-while len(got) < 2 and (data := os.read(ready, 2 - len(got))):
+while got.count(b"\n") < 2 and (data := os.read(ready, 100)):
     got += data
+for sleeper_line in got.decode().splitlines():
+    print(f"sleeper {sleeper_line}", file=sys.stderr, flush=True)
 
 first_time = not os.path.exists("escape.done")  # hang once per scratch directory
 for line in sys.stdin:
