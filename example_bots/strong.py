@@ -45,12 +45,14 @@ How it thinks
   (certain bluffs always); blocks with held cards, and bluff-blocks when
   cheap (a Contessa with one card left: it dies otherwise); loses, shows and
   returns its least useful cards; drafts the card that makes the best hand.
-- Safety: every answer is picked among the listed tokens; any exception or
+- Safety: every answer is picked among the listed ones; any exception or
   unexpected request falls back to a harmless listed answer (pass, income,
-  else a random listed one).  Unknown lines are ignored.  It exits on `quit`
-  or at the end of input.  Standard library only; an answer takes about a
-  millisecond.  Run: python3 strong.py (STRONG_DEBUG=1 logs its scores to
-  stderr).
+  else a random listed one).  Its random choices come from the game's seed.
+  Written on the SDK (arena.sdk), which speaks the protocol and follows the
+  hand, coins, face-up cards, influence, who is in and the Court's size from
+  the events; the rest of what it follows is its own.  An answer takes about a
+  millisecond.  Run with arena's Python: python3 strong.py (STRONG_DEBUG=1
+  logs its scores to stderr).
 """
 
 from __future__ import annotations
@@ -58,8 +60,9 @@ from __future__ import annotations
 import math
 import os
 import random
-import sys
 from collections import Counter
+
+from arena.sdk import Bot, Decision, Request, State, events, log, run
 
 NAME = "strong"
 
@@ -82,34 +85,13 @@ BASE_VALUE = {
 }
 
 
-def say(line: str) -> None:
-    sys.stdout.write(line + "\n")
-    sys.stdout.flush()
-
-
-def log(text: str) -> None:
-    try:
-        sys.stderr.write(text + "\n")
-        sys.stderr.flush()
-    except OSError:
-        pass
-
-
-def cards(field: str) -> list[str]:
-    """A card-list field: `duke,captain`; `?` (hidden) and `-` (none) give []."""
-    return [] if field in ("?", "-") else field.split(",")
-
-
-def seat_of(field: str) -> int | None:
-    return int(field) if field.isdigit() else None
-
-
-def safe(legal: list[str]) -> str:
+def safe(request: Request, rng: random.Random) -> Decision:
     """A harmless listed answer: pass or income, else any listed one."""
     for token in ("pass", "income"):
-        if token in legal:
-            return token
-    return random.choice(legal)
+        found = request.find(token)
+        if found is not None:
+            return found
+    return rng.choice(request.legal)
 
 
 def multisets(u: dict[str, int], k: int) -> list[tuple[tuple[str, ...], float]]:
@@ -202,25 +184,19 @@ class Stats:
 class Table:
     """The state of one game, as this seat sees it, and the decisions."""
 
-    def __init__(self, seat: int, names: list[str], variant: str, stats: dict[str, Stats]):
-        self.seat = seat
-        self.n = len(names)
-        self.names = names
+    def __init__(self, state: State, stats: dict[str, Stats]):
+        self.state = state  # the SDK's view: hand, coins, face-up cards, influence, Court
+        self.seat = state.seat
+        self.n = state.players
+        self.names = list(state.names)
+        variant = state.variant
         self.variant = variant if variant in (AMBASSADOR, INQUISITOR) else AMBASSADOR
         self.fifth = self.variant
         self.chars = (DUKE, ASSASSIN, CAPTAIN, CONTESSA, self.fifth)
         self.copies = 4 if self.n >= 7 else 3
         self.stats = stats
-        self.hand: list[str] = []
-        self.faceup: Counter[str] = Counter()
-        self.set_aside: Counter[str] = Counter()  # my draft pile, out of the game
         self.court_known: Counter[str] = Counter()  # cards I know are in the Court
         self.known: dict[int, list[str]] = {s: [] for s in range(self.n)}  # seen by examining
-        self.coins = [2] * self.n
-        self.fd = [2] * self.n  # face-down cards
-        self.alive = [True] * self.n
-        self.court = 0
-        self.draft = False
         self.claims: dict[int, Counter[str]] = {s: Counter() for s in range(self.n)}
         self.passes: dict[int, Counter[str]] = {s: Counter() for s in range(self.n)}
         self.lacks: dict[int, set[str]] = {s: set() for s in range(self.n)}  # caught bluffing
@@ -228,13 +204,57 @@ class Table:
         self.pending: dict | None = None  # the action on the table
         self.last_claim: tuple[int, str] | None = None
         self.proven: dict[int, str] = {}  # seat -> card proven, until its replacement is drawn
-        self.offered: list[str] = []
         self.my_dealt: str | None = None
         self.original = [True] * self.n  # still holds the cards it was dealt (and drafted)
-        self.revealed: dict[int, list[str]] = {s: [] for s in range(self.n)}
         self.cache: dict = {}  # hand distributions, cleared by every event
         self.shown_to_me: tuple[int, str] | None = None
-        self.shown_by_me: str | None = None
+
+    # ------------------------------------------------ what the SDK follows
+
+    @property
+    def hand(self) -> list[str]:
+        return list(self.state.hand)
+
+    @property
+    def coins(self) -> tuple[int, ...]:
+        return self.state.coins
+
+    @property
+    def fd(self) -> tuple[int, ...]:
+        """Face-down cards of each seat."""
+        return self.state.influence
+
+    @property
+    def alive(self) -> tuple[bool, ...]:
+        return self.state.alive
+
+    @property
+    def court(self) -> int:
+        return self.state.court_size
+
+    @property
+    def draft(self) -> bool:
+        return self.state.draft
+
+    @property
+    def revealed(self) -> tuple[tuple[str, ...], ...]:
+        return self.state.face_up
+
+    @property
+    def faceup(self) -> Counter[str]:
+        found = self.cache.get("faceup")
+        if found is None:
+            found = Counter(card for cards in self.state.face_up for card in cards)
+            self.cache["faceup"] = found
+        return found
+
+    @property
+    def set_aside(self) -> Counter[str]:
+        """My draft pile, out of the game."""
+        found = self.cache.get("set_aside")
+        if found is None:
+            found = self.cache["set_aside"] = Counter(self.state.set_aside)
+        return found
 
     # ------------------------------------------------------------- helpers
 
@@ -507,64 +527,35 @@ class Table:
 
     # ------------------------------------------------------------- events
 
-    def event(self, kind: str, f: list[str]) -> None:
+    def event(self, e: events.Event) -> None:
+        """Follow what the SDK does not: claims, passes, the Court's known cards..."""
         me = self.seat
         self.cache.clear()
-        if kind == "start":
-            self.draft = f[2] == "yes"
-            self.coins = [int(c) for c in f[4].split(",")]
-            self.court = int(f[5])
-            self.fd = [1 if self.draft else 2] * self.n
-        elif kind == "dealt":
-            s = int(f[0])
-            if s == me:
-                self.hand = cards(f[1])
-                if self.draft and self.hand:
-                    self.my_dealt = self.hand[0]
-        elif kind == "draft_offered" and int(f[0]) == me:
-            self.offered = cards(f[1])
-        elif kind == "draft_chosen":
-            s = int(f[0])
-            self.fd[s] = 2
-            if s == me and f[1] != "?":
-                self.hand.append(f[1])
-                rest = list(self.offered)
-                if f[1] in rest:
-                    rest.remove(f[1])
-                self.set_aside.update(rest)
-        elif kind == "turn":
+        if isinstance(e, events.CardsDealt):
+            if e.seat == me and self.draft and self.state.hand:
+                self.my_dealt = self.state.hand[0]
+        elif isinstance(e, events.TurnStarted):
             self.pending = None
-        elif kind == "action":
-            self.on_action_event(int(f[0]), f[1], seat_of(f[2]), f[3])
-        elif kind == "coins":
-            self.coins[int(f[0])] = int(f[2])
-        elif kind == "challenge":
-            challenger, claimant = int(f[0]), int(f[1])
-            if challenger != me:
-                st = self.stat(challenger)
+        elif isinstance(e, events.ActionDeclared):
+            self.on_action_event(e.seat, e.action, e.target, e.claim or "-")
+        elif isinstance(e, events.Challenged):
+            if e.challenger != me:
+                st = self.stat(e.challenger)
                 st.chal_all[0] += 1
-                if claimant == me:
+                if e.claimant == me:
                     st.chal_me[0] += 1
-        elif kind == "proven":
-            s, c = int(f[0]), f[1]
-            self.resolve_claim(s, c, bluff=False)
-            if s == me:
-                self.drop(c)
-            self.proven[s] = c
-            self.court += 1
+        elif isinstance(e, events.ClaimProven):
+            self.resolve_claim(e.seat, e.character, bluff=False)
+            self.proven[e.seat] = e.character
             self.court_known.clear()  # the Court is shuffled and drawn from
-        elif kind == "bluff":
-            s, c = int(f[0]), f[1]
+        elif isinstance(e, events.ClaimFailed):
+            s, c = e.seat, e.character
             self.resolve_claim(s, c, bluff=True)
             self.lacks[s].add(c)
             self.claims[s][c] = 0
-        elif kind == "drew":
-            s = int(f[0])
-            self.court -= 1
-            if s == me:
-                if f[1] != "?":
-                    self.hand.append(f[1])
-            else:
+        elif isinstance(e, events.CardDrawn):
+            s = e.seat
+            if s != me:
                 self.court_known.clear()
                 self.original[s] = False
                 c = self.proven.pop(s, None)
@@ -578,71 +569,47 @@ class Table:
                 self.lacks[s].clear()
                 self.open[s] = []
             self.proven.pop(s, None)
-        elif kind == "block":
-            self.on_block_event(int(f[0]), f[1], int(f[2]))
-        elif kind == "lost":
-            s, c = int(f[0]), f[1]
-            self.faceup[c] += 1
-            self.revealed[s].append(c)
-            self.fd[s] = max(0, self.fd[s] - 1)
-            if s == me:
-                self.drop(c)
-            else:
+        elif isinstance(e, events.Blocked):
+            self.on_block_event(e.blocker, e.character, e.actor)
+        elif isinstance(e, events.InfluenceLost):
+            s, c = e.seat, e.card
+            if s != me:
                 if c in self.known[s]:
                     self.known[s].remove(c)
                 for record in self.open[s]:
                     record[2].append(c)
                 self.claims[s][c] = 0  # the claim is explained by the card turned up
                 self.passes[s][c] = 0
-        elif kind in ("out", "forfeit"):
-            s = int(f[0])
-            if kind == "out":
-                self.alive[s] = False
-                self.fd[s] = 0
-                if s != me:
-                    for c, h, turned in self.open[s]:
-                        self.stat(s).resolve(h, bluff=c not in turned)
-                    self.open[s] = []
-                    self.learn_draft(s)
-        elif kind == "exchange_drawn":
-            s = int(f[0])
-            self.court -= int(f[1])
+        elif isinstance(e, events.PlayerOut):
+            s = e.seat
+            if s != me:
+                for c, h, turned in self.open[s]:
+                    self.stat(s).resolve(h, bluff=c not in turned)
+                self.open[s] = []
+                self.learn_draft(s)
+        elif isinstance(e, events.ExchangeDrawn):
+            s = e.seat
             if s == me:
-                drawn = cards(f[2])
-                self.hand += drawn
-                for c in drawn:
+                for c in e.cards or ():
                     if self.court_known[c]:
                         self.court_known[c] -= 1
             else:
                 self.court_known.clear()
                 self.original[s] = False
                 self.refresh(s)
-        elif kind == "exchange_returned":
-            s = int(f[0])
-            self.court += int(f[1])
-            if s == me:
-                for c in cards(f[2]):
-                    self.drop(c)
-                    self.court_known[c] += 1
-        elif kind == "examine_shown":
-            examiner, target = int(f[0]), int(f[1])
-            if examiner == me and f[2] != "?":
-                self.shown_to_me = (target, f[2])
-                self.known[target] = [f[2]]
-            if target == me and f[2] != "?":
-                self.shown_by_me = f[2]
-        elif kind == "examine_decided":
-            examiner, target = int(f[0]), int(f[1])
-            if f[2] == "yes":
-                self.court += 1  # the shown card goes back; a draw follows
-                if target == me and self.shown_by_me:
-                    self.drop(self.shown_by_me)
-                elif examiner == me and self.shown_to_me:
-                    self.known[target] = []
-            self.shown_by_me = None
-        elif kind == "resolved":
-            self.on_resolved(int(f[0]), f[1], seat_of(f[2]))
-        elif kind == "failed":
+        elif isinstance(e, events.ExchangeReturned):
+            if e.seat == me:
+                self.court_known.update(e.cards or ())
+        elif isinstance(e, events.ExamineShown):
+            if e.examiner == me and e.card is not None:
+                self.shown_to_me = (e.target, e.card)
+                self.known[e.target] = [e.card]
+        elif isinstance(e, events.ExamineDecided):
+            if e.forced and e.examiner == me and e.target != me and self.shown_to_me:
+                self.known[e.target] = []
+        elif isinstance(e, events.ActionResolved):
+            self.on_resolved(e.seat, e.action, e.target)
+        elif isinstance(e, events.ActionFailed):
             self.pending = None
 
     def learn_draft(self, s: int) -> None:
@@ -668,10 +635,6 @@ class Table:
         self.lacks[s].clear()
         self.known[s] = []
         self.open[s] = []
-
-    def drop(self, c: str) -> None:
-        if c in self.hand:
-            self.hand.remove(c)
 
     def note_claim(self, s: int, c: str) -> None:
         """Seat s claims c: record it (for the stats) and open it to challenges."""
@@ -740,10 +703,10 @@ class Table:
 
     # ------------------------------------------------------------- requests
 
-    def decide(self, kind: str, ctx: dict[str, str], legal: list[str]) -> str:
-        rule = getattr(self, "on_" + kind, None)
-        choice = rule(ctx, legal) if rule else None
-        return choice if choice in legal else safe(legal)
+    def decide(self, request: Request) -> Decision:
+        rule = getattr(self, "on_" + request.kind, None)
+        choice = rule(request) if rule else None
+        return choice if choice in request.legal else safe(request, self.state.rng)
 
     def p_block(self, t: int, action: str) -> float:
         """P(target t blocks my action)."""
@@ -777,11 +740,10 @@ class Table:
         caught = self.anyone_challenges(c, True)
         return (1 - caught) * proceed - caught * self.inf_value(self.seat)
 
-    def action_value(self, token: str) -> float:
+    def action_value(self, decision: Decision) -> float:
         me = self.seat
         mine = self.coins[me]
-        name, _, arg = token.partition(":")
-        t = int(arg) if arg.isdigit() else None
+        name, t = decision.kind, decision.target
         if name == "income":
             return 1.0
         if name == "foreign_aid":
@@ -819,49 +781,50 @@ class Table:
             return self.claim_ev(INQUISITOR, 0.6 + 0.25 * self.fd[t] + 0.1 * self.threat(t))
         return -50.0
 
-    def on_action(self, ctx: dict[str, str], legal: list[str]) -> str:
-        scored = [(self.action_value(tok) + random.uniform(0, 0.05), tok) for tok in legal]
+    def on_action(self, request: Request) -> Decision:
+        rng = self.state.rng
+        scored = [(self.action_value(d) + rng.uniform(0, 0.05), d) for d in request.legal]
         if DEBUG:
             log(
-                f"hand={self.hand} coins={self.coins} "
-                + " ".join(f"{tok}={val:.2f}" for val, tok in sorted(scored, reverse=True))
+                f"hand={self.hand} coins={list(self.coins)} "
+                + " ".join(f"{d}={val:.2f}" for val, d in sorted(scored, key=_by_score,
+                                                                   reverse=True))
             )
-        return max(scored)[1]
+        return max(scored, key=_by_score)[1]
 
-    def on_draft(self, ctx: dict[str, str], legal: list[str]) -> str:
-        def worth(token: str) -> float:
-            return self.hand_value(self.hand + [token.split(":", 1)[1]])
+    def on_draft(self, request: Request) -> Decision:
+        def worth(decision: Decision) -> float:
+            return self.hand_value(self.hand + [decision.card or ""])
 
-        return max(legal, key=worth)
+        return max(request.legal, key=worth)
 
-    def keep_worth(self, token: str) -> float:
-        return self.hand_value(token.split(":", 1)[1].split(","))
+    def keep_worth(self, decision: Decision) -> float:
+        return self.hand_value(list(decision.cards or ()))
 
-    def on_keep(self, ctx: dict[str, str], legal: list[str]) -> str:
-        return max(legal, key=self.keep_worth)
+    def on_keep(self, request: Request) -> Decision:
+        return max(request.legal, key=self.keep_worth)
 
-    def on_lose(self, ctx: dict[str, str], legal: list[str]) -> str:
-        self.resync(legal)
+    def on_lose(self, request: Request) -> Decision:
+        legal = request.legal
         if len(legal) == 1:
             return legal[0]
 
         # Turn up the card whose loss leaves the best hand.
-        def left(token: str) -> float:
+        def left(decision: Decision) -> float:
             rest = list(self.hand)
-            c = token.split(":", 1)[1]
+            c = decision.card or ""
             if c in rest:
                 rest.remove(c)
             return self.hand_value(rest)
 
         return max(legal, key=left)
 
-    def on_show(self, ctx: dict[str, str], legal: list[str]) -> str:
-        self.resync(legal)
-        return min(legal, key=lambda t: self.card_value(t.split(":", 1)[1]))
+    def on_show(self, request: Request) -> Decision:
+        return min(request.legal, key=lambda d: self.card_value(d.card or ""))
 
-    def on_force(self, ctx: dict[str, str], legal: list[str]) -> str:
+    def on_force(self, request: Request) -> Decision | None:
         if not self.shown_to_me:
-            return "force:no" if "force:no" in legal else legal[0]
+            return request.find("force:no") or request.legal[0]
         target, c = self.shown_to_me
         u = self.unseen()
         total = sum(u.values())
@@ -869,19 +832,12 @@ class Table:
         value = BASE_VALUE.get(c, 1.0)
         if c == CONTESSA and (ASSASSIN in self.hand or self.coins[self.seat] >= 3):
             value += 1.0
-        return "force:yes" if value > mean + 0.1 else "force:no"
+        return request.find("force:yes" if value > mean + 0.1 else "force:no")
 
-    def resync(self, legal: list[str]) -> None:
-        """lose/show list my face-down cards: trust them over my own tracking."""
-        listed = sorted({token.split(":", 1)[1] for token in legal})
-        if sorted(set(self.hand)) != listed:
-            self.hand = listed * (2 if len(listed) == 1 and len(self.hand) == 2 else 1)
-            self.cache.clear()
-
-    def on_block(self, ctx: dict[str, str], legal: list[str]) -> str:
+    def on_block(self, request: Request) -> Decision | None:
         me = self.seat
-        action = ctx.get("action") or (self.pending or {}).get("action", "")
-        actor = int(ctx["actor"]) if ctx.get("actor", "").isdigit() else None
+        action = request.action or (self.pending or {}).get("action", "")
+        actor = request.actor
         if actor is None and self.pending:
             actor = self.pending["actor"]
         if action == "foreign_aid":
@@ -892,12 +848,10 @@ class Table:
         elif action == "assassinate":
             pass_val = -self.inf_value(me)
         else:
-            return "pass"
-        best, choice = pass_val, "pass"
-        for token in legal:
-            if not token.startswith("block:"):
-                continue
-            c = token[6:]
+            return request.find("pass")
+        best, choice = pass_val, request.find("pass")
+        for decision in request.of_kind("block"):
+            c = decision.card or ""
             if c in self.hand:
                 val = self.challenge_bonus(c) + 0.5
             else:
@@ -910,13 +864,16 @@ class Table:
                 # Prefer the bluff with the most unseen copies.
                 val += 0.01 * self.unseen().get(c, 0)
             if val > best:
-                best, choice = val, token
+                best, choice = val, decision
         return choice
 
-    def on_challenge(self, ctx: dict[str, str], legal: list[str]) -> str:
+    def on_challenge(self, request: Request) -> Decision | None:
+        return request.find(self.challenge_or_pass(request))
+
+    def challenge_or_pass(self, request: Request) -> str:
         me = self.seat
-        claimant = int(ctx["claimant"]) if ctx.get("claimant", "").isdigit() else None
-        c = ctx.get("character")
+        claimant = request.claimant
+        c = request.character
         if (claimant is None or not c) and self.last_claim:
             claimant, c = self.last_claim
         if claimant is None or not c or claimant == me:
@@ -926,9 +883,9 @@ class Table:
         p_true = self.p_hold(claimant, c)
         p_bluff = 1.0 - p_true
         pend = self.pending or {}
-        action = ctx.get("action") or pend.get("action", "")
-        actor = int(ctx["actor"]) if ctx.get("actor", "").isdigit() else pend.get("actor")
-        target = int(ctx["target"]) if ctx.get("target", "").isdigit() else pend.get("target")
+        action = request.action or pend.get("action", "")
+        actor = request.actor if request.actor is not None else pend.get("actor")
+        target = request.target if request.target is not None else pend.get("target")
         is_block = actor is not None and actor != claimant
         gain = self.inf_value(claimant)
         loss = self.inf_value(me)
@@ -988,59 +945,39 @@ class Table:
         return "challenge" if ev > 0 else "pass"
 
 
-# ---------------------------------------------------------------- main loop
+# ---------------------------------------------------------------- the bot
 
 
-def main() -> None:
-    stats: dict[str, Stats] = {}
-    table: Table | None = None
-    for line in sys.stdin:
-        f = line.split()
-        if not f:
-            continue
-        head = f[0]
-        if head == "request":
-            try:
-                colon = f.index(":")
-                legal = f[colon + 1 :]
-            except ValueError:
-                continue  # not a request that can be answered
-            if not legal:
-                continue
-            try:
-                ctx = dict(kv.split("=", 1) for kv in f[3:colon] if "=" in kv)
-                if table is None:
-                    raise RuntimeError("a request outside any game")
-                choice = table.decide(f[2], ctx, legal)
-            except Exception as exc:  # noqa: BLE001 - never crash, never answer illegally
-                log(f"strong: fallback after {exc!r} on {line.strip()}")
-                choice = safe(legal)
-            if choice not in legal:
-                choice = safe(legal)
-            say(f"{f[1]} {choice}")
-            continue
+def _by_score(scored: tuple[float, Decision]) -> tuple[float, str]:
+    return scored[0], scored[1].token
+
+
+class Strong(Bot):
+    name = NAME
+
+    def __init__(self) -> None:
+        self.stats: dict[str, Stats] = {}  # by opponent name, for the whole process
+        self.table: Table | None = None
+
+    def on_game_start(self, state: State) -> None:
+        self.table = Table(state, self.stats)
+
+    def on_event(self, state: State, event: events.Event) -> None:
+        if self.table is not None:
+            self.table.event(event)
+
+    def decide(self, state: State, request: Request) -> Decision:
         try:
-            if head == "arena":
-                say(f"hello {NAME}")
-            elif head == "seed":
-                random.seed(int(f[1]))  # each game's play follows from its seed
-            elif head == "game":
-                names = f[f.index("names") + 1 :]
-                seat = int(f[f.index("seat") + 1])
-                variant = f[f.index("variant") + 1]
-                table = Table(seat, names, variant, stats)
-            elif head == "event" and len(f) > 1 and table is not None:
-                table.event(f[1], f[2:])
-            elif head == "gameover":
-                table = None
-            elif head == "quit":
-                break
-        except Exception as exc:  # noqa: BLE001 - a line this bot cannot follow: ignore it
-            log(f"strong: ignored {line.strip()!r}: {exc!r}")
+            if self.table is None:
+                raise RuntimeError("a request outside any game")
+            return self.table.decide(request)
+        except Exception as exc:  # noqa: BLE001 - never crash, never answer illegally
+            log(f"strong: fallback after {exc!r} on request {request.id}")
+            return safe(request, state.rng)
+
+    def on_game_over(self, state: State) -> None:
+        self.table = None
 
 
 if __name__ == "__main__":
-    try:
-        main()
-    except (BrokenPipeError, KeyboardInterrupt):
-        pass
+    run(Strong)
