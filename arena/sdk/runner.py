@@ -22,7 +22,6 @@ from arena.sdk.state import State
 
 _CACHE_MAX: Final = 50_000  # decoded lines remembered (events and request shapes)
 _INT_KEYS: Final = ("actor", "target", "claimant")
-SEED_LIMIT: Final = 2**64
 
 
 def log(text: str) -> None:
@@ -91,14 +90,12 @@ class Session:
         self._started = False
 
     def _seed(self, line: str) -> None:
-        fields = line.split()
-        if self.state is None or self._started or len(fields) != 2:
+        if self.state is None or self._started:
             return
-        text = fields[1]
-        if not (text.isascii() and text.isdigit()) or int(text) >= SEED_LIMIT:
-            self.log(f"sdk: ignored a bad seed line {line.strip()!r}")
-            return
-        self.state.set_seed(int(text))
+        try:
+            self.state.set_seed(codec.decode_seed(line))
+        except codec.CodecError as error:
+            self.log(f"sdk: ignored a bad seed line: {error}")
 
     def _begin(self) -> State | None:
         """The current game's state, calling on_game_start first if not done yet."""
