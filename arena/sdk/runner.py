@@ -14,6 +14,8 @@ import traceback
 from collections.abc import Callable, Iterable
 from typing import IO, Final
 
+import attrs
+
 from arena.engine.decisions import Decision
 from arena.engine.events import Event
 from arena.protocol import codec
@@ -136,6 +138,9 @@ class Session:
             self._events[key] = event
         if event is None:
             return
+        if not _seats_exist(event, state.players):
+            self.log(f"sdk: ignored {key!r}: no such seat")
+            return
         try:
             state.apply(event)
         except (IndexError, KeyError, ValueError, TypeError) as error:
@@ -209,6 +214,25 @@ class Session:
             hook(*args)
         except Exception:  # noqa: BLE001 - a bot's bug must not end the process
             self.log(f"sdk: {hook.__name__} failed:\n{traceback.format_exc().rstrip()}")
+
+
+_SEAT_FIELDS: Final = frozenset({"seat", "target", "actor", "blocker", "claimant",
+                                   "challenger", "examiner", "first"})
+_FIELDS_OF: dict[type, tuple[str, ...]] = {}
+
+
+def _seats_exist(event: Event, players: int) -> bool:
+    """Whether every seat an event names is a seat of the game (a referee's
+    event always is; a hand-written one may not be)."""
+    names = _FIELDS_OF.get(type(event))
+    if names is None:
+        names = _FIELDS_OF[type(event)] = tuple(
+            field.name for field in attrs.fields(type(event)) if field.name in _SEAT_FIELDS)
+    for name in names:
+        seat = getattr(event, name)
+        if seat is not None and not 0 <= seat < players:
+            return False
+    return True
 
 
 def run(bot: type[Bot] | Bot, lines: Iterable[str] | None = None,
