@@ -52,12 +52,16 @@ class Session:
         self.state: State | None = None
         self.done = False
         self._started = False  # on_game_start called for the current game
-        self._events: dict[str, Event | None] = {}
+        self._events: dict[str, tuple[Event | None, int]] = {}
+        # on_event runs for every event: not at all when the bot has none.
+        self._on_event = None if type(bot).on_event is Bot.on_event else bot.on_event
         self._requests: dict[tuple[str, ...], Request] = {}
 
     def feed(self, line: str) -> str | None:
-        head, _, _ = line.partition(" ")
-        head = head.strip()
+        if line.startswith("event "):  # most lines: no need to split the head off
+            self._event(line)
+            return None
+        head = line.split(None, 1)[0] if line.strip() else ""
         if head == "event":
             self._event(line)
         elif head == "request":
@@ -123,30 +127,40 @@ class Session:
     # -- events and requests ----------------------------------------------------
 
     def _event(self, line: str) -> None:
-        state = self._begin()
+        state = self.state if self._started else self._begin()
         if state is None:
             return
-        key = line.rstrip()
-        event = self._events.get(key, False)
-        if event is False:
-            try:
-                event = codec.decode_event(key)
-            except codec.CodecError:
-                event = None  # an event this SDK does not know: ignored
-            if len(self._events) >= _CACHE_MAX:
-                self._events.clear()
-            self._events[key] = event
+        # A line decodes to the same frozen event every time: decode it once.
+        found = self._events.get(line)
+        if found is None:
+            found = self._decode_event(line)
+        event, highest_seat = found
         if event is None:
             return
-        if not _seats_exist(event, state.players):
-            self.log(f"sdk: ignored {key!r}: no such seat")
+        if highest_seat >= state.players:
+            self.log(f"sdk: ignored {line.strip()!r}: no such seat")
             return
         try:
             state.apply(event)
         except (IndexError, KeyError, ValueError, TypeError) as error:
-            self.log(f"sdk: could not follow {key!r}: {error!r}")
+            self.log(f"sdk: could not follow {line.strip()!r}: {error!r}")
             return
-        self._hook(self.bot.on_event, state, event)
+        if self._on_event is not None:
+            try:
+                self._on_event(state, event)
+            except Exception:  # noqa: BLE001 - a bot's bug must not end the process
+                self.log(f"sdk: on_event failed:\n{traceback.format_exc().rstrip()}")
+
+    def _decode_event(self, line: str) -> tuple[Event | None, int]:
+        try:
+            event: Event | None = codec.decode_event(line.strip())
+        except codec.CodecError:
+            event = None  # an event this SDK does not know: ignored
+        found = (event, _highest_seat(event) if event is not None else -1)
+        if len(self._events) >= _CACHE_MAX:
+            self._events.clear()
+        self._events[line] = found
+        return found
 
     def _request(self, line: str) -> str | None:
         fields = line.split()
@@ -221,18 +235,15 @@ _SEAT_FIELDS: Final = frozenset({"seat", "target", "actor", "blocker", "claimant
 _FIELDS_OF: dict[type, tuple[str, ...]] = {}
 
 
-def _seats_exist(event: Event, players: int) -> bool:
-    """Whether every seat an event names is a seat of the game (a referee's
-    event always is; a hand-written one may not be)."""
+def _highest_seat(event: Event) -> int:
+    """The highest seat an event names (a referee's events name only seats of
+    the game; a hand-written one may not), or -1."""
     names = _FIELDS_OF.get(type(event))
     if names is None:
         names = _FIELDS_OF[type(event)] = tuple(
             field.name for field in attrs.fields(type(event)) if field.name in _SEAT_FIELDS)
-    for name in names:
-        seat = getattr(event, name)
-        if seat is not None and not 0 <= seat < players:
-            return False
-    return True
+    return max((seat for name in names if (seat := getattr(event, name)) is not None),
+               default=-1)
 
 
 def run(bot: type[Bot] | Bot, lines: Iterable[str] | None = None,

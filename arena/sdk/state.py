@@ -16,16 +16,13 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable
-from typing import Any
-
-import attrs
+from typing import Any, NamedTuple
 
 from arena.engine import events as ev
 from arena.engine.cards import STARTING_COINS, characters, copies
 
 
-@attrs.frozen
-class Chain:
+class Chain(NamedTuple):
     """The action on the table this turn, and what has happened to it so far.
 
     ``claim`` is the character the action claims (None for Income, Foreign
@@ -35,7 +32,8 @@ class Chain:
     challenge of the block is ``block_challenger`` / ``block_challenge_won``.
     ``outcome`` is ``"resolved"`` once the action took effect, or the reason
     it failed (``"challenged"``, ``"blocked"``, ``"target_out"``,
-    ``"actor_out"``); None while it is still open.
+    ``"actor_out"``); None while it is still open.  A named tuple: frozen, and
+    cheap to replace as the turn goes on.
     """
 
     actor: int
@@ -104,9 +102,8 @@ class State:
         self.names = tuple(names)
         self.players = n = len(self.names)
         self.variant = variant
-        self.seed: int | None = None
-        self.rng = random.Random()
-        self.set_seed(seed)
+        self.seed = seed
+        self._rng: random.Random | None = None  # made when first used: seeding costs
         self.draft = False
         self.first = 0
         self.copies = copies(n)  # copies of each character in the deck
@@ -131,9 +128,15 @@ class State:
         self._history_view: tuple[ev.Event, ...] = ()
 
     def set_seed(self, seed: int | None) -> None:
-        """Set the game's seed and reseed ``rng`` from it (None: an unseeded rng)."""
+        """Set the game's seed; ``rng`` starts again from it (None: an unseeded rng)."""
         self.seed = seed
-        self.rng = random.Random(seed) if seed is not None else random.Random()
+        self._rng = None
+
+    @property
+    def rng(self) -> random.Random:
+        if self._rng is None:
+            self._rng = random.Random(self.seed) if self.seed is not None else random.Random()
+        return self._rng
 
     # -- derived views ------------------------------------------------------
 
@@ -210,18 +213,18 @@ class State:
         if chain is None:
             return
         if chain.blocker is not None and e.claimant == chain.blocker:
-            self.chain = attrs.evolve(chain, block_challenger=e.challenger)
+            self.chain = chain._replace(block_challenger=e.challenger)
         else:
-            self.chain = attrs.evolve(chain, challenger=e.challenger)
+            self.chain = chain._replace(challenger=e.challenger)
 
     def _settle_challenge(self, seat: int, bluff: bool) -> None:
         chain = self.chain
         if chain is None:
             return
         if chain.block_challenger is not None and seat == chain.blocker:
-            self.chain = attrs.evolve(chain, block_challenge_won=bluff)
+            self.chain = chain._replace(block_challenge_won=bluff)
         elif chain.challenger is not None and seat == chain.actor:
-            self.chain = attrs.evolve(chain, challenge_won=bluff)
+            self.chain = chain._replace(challenge_won=bluff)
 
     def _proven(self, e: ev.ClaimProven) -> None:
         s = e.seat
@@ -244,7 +247,7 @@ class State:
 
     def _blocked(self, e: ev.Blocked) -> None:
         if self.chain is not None:
-            self.chain = attrs.evolve(self.chain, blocker=e.blocker, block_claim=e.character)
+            self.chain = self.chain._replace(blocker=e.blocker, block_claim=e.character)
         self.claims = _replace(self.claims, e.blocker, self.claims[e.blocker] + (e.character,))
 
     def _lost(self, e: ev.InfluenceLost) -> None:
@@ -292,11 +295,11 @@ class State:
 
     def _resolved(self, e: ev.ActionResolved) -> None:
         if self.chain is not None:
-            self.chain = attrs.evolve(self.chain, outcome="resolved")
+            self.chain = self.chain._replace(outcome="resolved")
 
     def _failed(self, e: ev.ActionFailed) -> None:
         if self.chain is not None:
-            self.chain = attrs.evolve(self.chain, outcome=e.reason)
+            self.chain = self.chain._replace(outcome=e.reason)
 
     def _game_over(self, e: ev.GameOver) -> None:
         self.placements = tuple(e.placements)
