@@ -1,0 +1,281 @@
+"""A PettingZoo AEC environment over the rules engine, in-process.
+
+Agents are ``seat_0`` ... ``seat_{n-1}``.  Each step, ``agent_selection`` is
+a seat the engine waits for; when the engine asks several seats at once (a
+challenge or block opportunity, the draft), they act one after the other,
+and none sees the others' answers before the opportunity is resolved, as
+in the referee.  Actions and observations are ``arena.sdk.encoding``'s:
+
+- action space: ``Discrete(87)``, with ``observation["action_mask"]``
+  (int8) marking the legal answers; an illegal action raises
+  ``IllegalActionError`` and changes nothing;
+- observation: ``{"observation": Box(0, 1, (267,), float32), "action_mask":
+  Box(0, 1, (87,), int8)}``, built by the SDK's ``State`` for that seat from
+  the events as that seat sees them (``observer.view``), never from the
+  engine's hidden state.  ``lines(agent)`` gives those events as protocol
+  lines, and with ``info_lines=True`` they are in ``infos[agent]["lines"]``.
+
+Rewards come from placements: ``reward(place, players)`` (default
+``linear_reward``: 1 for first, -1 for last, evenly between) is given when
+the place is known, i.e. when the seat is out or the game ends; a seat that
+is out is terminated then (it steps once more with ``None``, as PettingZoo
+asks), and every seat left is terminated at the end of the game (the turn
+limit is a rule of the game: termination, not truncation).
+
+``reset(seed=n)`` replays the same game for the same actions: the game seeds
+come from a ``random.Random(n)``, one per reset; ``reset()`` without a seed
+goes on with the next one.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+from typing import Any
+
+import gymnasium
+import numpy as np
+from pettingzoo import AECEnv
+
+from arena.engine.cards import DEFAULT_VARIANT, MAX_PLAYERS, MIN_PLAYERS, VARIANTS
+from arena.engine.decisions import Decision
+from arena.engine.game import Game
+from arena.engine.observer import SPECTATOR, view
+from arena.engine.rules import DEFAULT_TURN_LIMIT
+from arena.protocol.codec import encode_event, seat_seed
+from arena.sdk import encoding
+from arena.sdk.state import State
+from arena.transcript import Transcript
+
+Reward = Callable[[int, int], float]
+
+
+class IllegalActionError(ValueError):
+    """An action that is not a legal answer now (see the action mask)."""
+
+
+def linear_reward(place: int, players: int) -> float:
+    """1 for first place, -1 for last, evenly spaced between (ties share a place)."""
+    return 1.0 - 2.0 * (place - 1) / (players - 1)
+
+
+def winner_reward(place: int, players: int) -> float:
+    """1 for first place (alone or tied), -1 for every other place."""
+    return 1.0 if place == 1 else -1.0
+
+
+class CoupEnv(AECEnv):
+    """Coup for 2-8 players.  See the module docstring."""
+
+    metadata = {"name": "arena_coup_v0", "render_modes": ["human", "ansi"],
+                "is_parallelizable": False}
+
+    def __init__(self, players: int = 4, variant: str = DEFAULT_VARIANT,
+                 draft: bool | None = None, turn_limit: int = DEFAULT_TURN_LIMIT,
+                 reward: Reward = linear_reward, info_lines: bool = False,
+                 render_mode: str | None = None) -> None:
+        super().__init__()
+        if not MIN_PLAYERS <= players <= MAX_PLAYERS:
+            raise ValueError(f"{players} players: Coup is for {MIN_PLAYERS} to {MAX_PLAYERS}")
+        if variant not in VARIANTS:
+            raise ValueError(f"unknown variant {variant!r}: use {' or '.join(VARIANTS)}")
+        if draft and players != 2:
+            raise ValueError("the draft setup is for 2 players only")
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"render_mode {render_mode!r}: use human, ansi or None")
+        self.players = players
+        self.variant = variant
+        self.draft = draft
+        self.turn_limit = turn_limit
+        self.reward = reward
+        self.info_lines = info_lines
+        self.render_mode = render_mode
+        self.possible_agents = [f"seat_{seat}" for seat in range(players)]
+        self._seat = {agent: seat for seat, agent in enumerate(self.possible_agents)}
+        observation = gymnasium.spaces.Dict({
+            "observation": gymnasium.spaces.Box(0.0, 1.0, (encoding.OBSERVATION_SIZE,),
+                                                np.float32),
+            "action_mask": gymnasium.spaces.Box(0, 1, (encoding.ACTION_COUNT,), np.int8),
+        })
+        self.observation_spaces = {agent: observation for agent in self.possible_agents}
+        self.action_spaces = {agent: gymnasium.spaces.Discrete(encoding.ACTION_COUNT)
+                              for agent in self.possible_agents}
+        self._seeds = random.Random()
+        self._masks: dict[tuple[int, int], tuple[Any, np.ndarray, dict[int, Decision]]] = {}
+        self.game: Game | None = None
+        self.game_seed: int | None = None
+
+    def observation_space(self, agent: str) -> gymnasium.spaces.Space:
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> gymnasium.spaces.Space:
+        return self.action_spaces[agent]
+
+    # -- the game ------------------------------------------------------------
+
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
+        if seed is not None:
+            self._seeds = random.Random(seed)
+        self.game_seed = self._seeds.getrandbits(64)
+        game = self.game = Game.new(self.players, self.game_seed, self.variant, self.draft,
+                                    self.turn_limit)
+        names = self.possible_agents
+        self._states = [State(seat, names, self.variant, seed=seat_seed(self.game_seed, seat))
+                        for seat in range(self.players)]
+        self._seen = [0] * self.players  # events each seat's State has taken in
+        self._rendered = 0
+        self._placed: set[int] = set()
+        self.agents = self.possible_agents[:]
+        self.rewards = dict.fromkeys(self.agents, 0.0)
+        self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
+        self.terminations = dict.fromkeys(self.agents, False)
+        self.truncations = dict.fromkeys(self.agents, False)
+        self.infos: dict[str, dict[str, Any]] = {agent: {} for agent in self.agents}
+        self._skip_agent_selection = None
+        self._select(game)
+
+    def state_of(self, agent: str,
+                 on_event: Callable[[State, Any], None] | None = None) -> State:
+        """The SDK ``State`` of a seat, up to date: what an SDK bot in it would know.
+
+        ``on_event(state, event)`` is called after each event it takes in.
+        """
+        seat = self._seat[agent]
+        state = self._states[seat]
+        events = self.game.events  # type: ignore[union-attr]
+        seen = self._seen[seat]
+        if seen < len(events):
+            self._seen[seat] = len(events)
+            for event in events[seen:]:
+                event = view(event, seat)
+                state.apply(event)
+                if on_event is not None:
+                    on_event(state, event)
+        return state
+
+    def lines(self, agent: str) -> list[str]:
+        """Every event of this game so far as protocol lines, as ``agent`` sees them."""
+        return [encode_event(event) for event in self.state_of(agent).history]
+
+    def observe(self, agent: str) -> dict[str, np.ndarray]:
+        state = self.state_of(agent)
+        game = self.game
+        assert game is not None
+        seat = state.seat
+        legal = game.legal(seat)
+        request = game.request if legal else None
+        vector = np.zeros(encoding.OBSERVATION_SIZE, np.float32)
+        indices, values = encoding.sparse_observation(state, request)
+        vector[indices] = values
+        if self.info_lines and agent in self.infos:
+            self.infos[agent]["lines"] = self.lines(agent)
+        return {"observation": vector, "action_mask": self._legal_of(legal, seat)[1].copy()}
+
+    def _legal_of(self, legal: tuple[Decision, ...],
+                  seat: int) -> tuple[Any, np.ndarray, dict[int, Decision]]:
+        """(legal, its action mask, index -> decision), made once per list of answers.
+
+        The engine shares its lists of legal answers, so they are keyed by id;
+        the cache keeps each list alive, so that its id stays its own.
+        """
+        key = (id(legal), seat)
+        found = self._masks.get(key)
+        if found is None:
+            if len(self._masks) > 50_000:
+                self._masks.clear()
+            indices = encoding.legal_indices(legal, seat, self.players)
+            mask = np.zeros(encoding.ACTION_COUNT, np.int8)
+            mask[indices] = 1
+            found = self._masks[key] = (legal, mask, dict(zip(indices, legal, strict=True)))
+        return found
+
+    def step(self, action: int | None) -> None:
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        game = self.game
+        assert game is not None
+        seat = self._seat[agent]
+        legal = game.legal(seat)
+        if action is None:
+            raise IllegalActionError(f"{agent} is in the game and must act: None is no action")
+        try:
+            index = action if type(action) is int else int(action)
+        except (TypeError, ValueError):
+            raise IllegalActionError(f"{agent}: {action!r} is not an action index") from None
+        decision = self._legal_of(legal, seat)[2].get(index)
+        if decision is None:
+            what = (encoding.describe_action(index) if 0 <= index < encoding.ACTION_COUNT
+                    else "out of range")
+            listed = ", ".join(f"{encoding.action_index(d, seat, self.players)} ({d.token})"
+                               for d in legal)
+            raise IllegalActionError(f"{agent}: action {index} ({what}) is not legal now; "
+                                     f"legal: {listed}")
+        self._cumulative_rewards[agent] = 0.0
+        game.decide(seat, decision)
+        self._clear_rewards()
+        self._place_finished(game)
+        self._accumulate_rewards()
+        self._select(game)
+        if self.render_mode == "human":
+            self.render()
+
+    def _place_finished(self, game: Game) -> None:
+        """Reward and terminate every seat whose place became known."""
+        n = self.players
+        if game.result is None and sum(game.alive) + len(self._placed) == n:
+            return  # nobody new is out
+        if game.result is not None:
+            places = game.result.placements
+            done = [seat for seat in range(n) if seat not in self._placed]
+        else:
+            out = [seat for seat in range(n) if not game.alive[seat] and seat not in self._placed]
+            if not out:
+                return
+            # An eliminated seat's place: one more than the seats still in.
+            left = sum(game.alive)
+            places = [0] * n
+            for seat in out:
+                places[seat] = left + 1
+            done = out
+        for seat in done:
+            agent = self.possible_agents[seat]
+            self._placed.add(seat)
+            self.rewards[agent] = float(self.reward(places[seat], n))
+            self.terminations[agent] = True
+
+    def _select(self, game: Game) -> None:
+        """The next agent: a seat the engine waits for, after any terminated seat."""
+        request = game.request
+        if request is not None:
+            for seat in request.seats:
+                if game.legal(seat):
+                    self.agent_selection = self.possible_agents[seat]
+                    break
+        elif self.agents:
+            self.agent_selection = self.agents[0]
+        self._deads_step_first()
+
+    # -- rendering -----------------------------------------------------------
+
+    def render(self) -> str | None:
+        """The new events in plain words, as a spectator sees them (no hidden card)."""
+        if self.render_mode is None:
+            gymnasium.logger.warn("render() without a render_mode: pass render_mode='ansi'")
+            return None
+        game = self.game
+        if game is None:
+            return "" if self.render_mode == "ansi" else None
+        transcript = Transcript(self.possible_agents)
+        text = "\n".join(transcript.line(view(event, SPECTATOR))
+                         for event in game.events[self._rendered:])
+        self._rendered = len(game.events)
+        if self.render_mode == "ansi":
+            return text
+        if text:
+            print(text)
+        return None
+
+    def close(self) -> None:
+        self.game = None
