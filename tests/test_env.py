@@ -223,7 +223,8 @@ def test_the_single_seat_env_plays_whole_games_against_sdk_bots_and_policies() -
     def last_legal(observation: dict) -> int:
         return int(np.flatnonzero(observation["action_mask"])[-1])
 
-    single = SingleSeatEnv([_FirstLegal, last_legal, _FirstLegal()], seat=None, variant="inquisitor")
+    single = SingleSeatEnv([_FirstLegal, last_legal, _FirstLegal()], seat=None,
+                           variant="inquisitor")
     rng = random.Random(3)
     seats, rewards = set(), []
     for episode in range(12):
