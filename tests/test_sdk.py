@@ -21,6 +21,7 @@ from test_example_bots_offline import (
     full_session,
     play,
 )
+from test_sandbox import bwrap_works  # noqa: F401 - a fixture
 
 from arena.engine import events as ev
 from arena.engine.decisions import KEEP, Decision
@@ -301,6 +302,20 @@ def test_the_example_sdk_bot_is_short() -> None:
 def test_arena_check_passes_the_example_sdk_bot(tmp_path: Path) -> None:
     done = subprocess.run(
         [sys.executable, "-m", "arena", "check", str(SDK_BOT), "--games", "4", "--seed", "5"],
+        capture_output=True, text=True, cwd=tmp_path, timeout=300,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "Verdict: OK" in done.stdout
+
+
+@pytest.mark.parametrize("bot", ["sdk_bot.py", "honest.py"])
+def test_an_sdk_bot_imports_the_sdk_in_the_sandbox(bot: str, tmp_path: Path,
+                                                    bwrap_works: None) -> None:  # noqa: F811
+    """arena's own package is shown to a sandboxed .py bot, wherever arena is installed
+    (an editable install leaves it in the source checkout)."""
+    done = subprocess.run(
+        [sys.executable, "-m", "arena", "check", str(ROOT / "example_bots" / bot), "--sandbox",
+         "--games", "2", "--seed", "3"],
         capture_output=True, text=True, cwd=tmp_path, timeout=300,
     )
     assert done.returncode == 0, done.stdout + done.stderr

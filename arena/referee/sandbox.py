@@ -10,7 +10,8 @@ Inside, a bot:
   user and cgroup namespaces are its own too (``--unshare-all``);
 * sees the system read-only: ``/usr``, ``/etc``, ``/bin``, ``/sbin``, ``/lib*``
   (symlinks where the host has symlinks), plus the Python installation that runs
-  arena (for ``.py`` bots) and any directory given in ``Sandbox.ro_binds``;
+  arena and arena's own package (for ``.py`` bots, which may import ``arena.sdk``)
+  and any directory given in ``Sandbox.ro_binds``;
   ``/etc/shadow`` and similar secrets are masked. Home directories, other bots,
   arena's results and everything else on the host are not there at all. A bot
   whose program lies elsewhere (node under ``~/.nvm``, say) is refused with
@@ -68,6 +69,7 @@ from typing import Final
 
 import attrs
 
+import arena
 from arena.referee.limits import BotLimits
 
 # Shown read-only; a symlink on the host (merged /usr) becomes the same symlink.
@@ -228,9 +230,13 @@ def build_sandbox(sandbox: Sandbox, home: str | None) -> Sandbox:
 
 def _python_dirs() -> list[str]:
     """The installation of the Python running arena, which runs ``.py`` bots and
-    ``python``/``python3`` in a ``run``, if not in /usr (a venv, pyenv, conda)."""
+    ``python``/``python3`` in a ``run``, if not in /usr (a venv, pyenv, conda), and
+    arena's own package, which they may import (``arena.sdk``): an editable install
+    leaves it in the source checkout, of which only the package is shown."""
     dirs = []
-    for prefix in {sys.base_prefix, sys.prefix, os.path.dirname(os.path.realpath(sys.executable))}:
+    package = os.path.dirname(os.path.realpath(arena.__file__))
+    for prefix in {sys.base_prefix, sys.prefix, os.path.dirname(os.path.realpath(sys.executable)),
+                   package}:
         real = os.path.realpath(prefix)
         if prefix and not _under_system(real) and os.path.isdir(real):
             dirs.append(real)
