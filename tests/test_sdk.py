@@ -206,6 +206,27 @@ def test_odd_lines_are_ignored_and_every_request_answered() -> None:
     assert session.feed("quit") is None and session.done
 
 
+def test_requests_of_the_same_shape_keep_their_own_context() -> None:
+    seen: list[tuple[int, str, int, int]] = []
+
+    class Context(Bot):
+        name = "context"
+
+        def decide(self, state: State, request: Request) -> Decision:
+            seen.append((request.id, request.context["colour"], request.bank_ms,
+                         request.claimant))
+            return request.legal[-1]
+
+    session = Session(Context())
+    for line in _lines():
+        session.feed(line)
+    for number, colour in enumerate(("red", "blue", "red"), 1):
+        line = (f"request {number} challenge colour={colour} bank_ms={100 * number} claimant=1 "
+                f"character=duke : pass challenge")
+        assert session.feed(line) == f"{number} challenge"
+    assert seen == [(1, "red", 100, 1), (2, "blue", 200, 1), (3, "red", 300, 1)]
+
+
 def test_a_failing_or_cheating_decide_gets_a_safe_answer_and_a_log_line() -> None:
     class Broken(Bot):
         name = "broken"

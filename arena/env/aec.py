@@ -132,6 +132,7 @@ class CoupEnv(AECEnv):
         self.truncations = dict.fromkeys(self.agents, False)
         self.infos: dict[str, dict[str, Any]] = {agent: {} for agent in self.agents}
         self._skip_agent_selection = None
+        self._rewarded = False
         self._select(game)
 
     def state_of(self, agent: str,
@@ -214,18 +215,23 @@ class CoupEnv(AECEnv):
                                      f"legal: {listed}")
         self._cumulative_rewards[agent] = 0.0
         game.decide(seat, decision)
-        self._clear_rewards()
-        self._place_finished(game)
-        self._accumulate_rewards()
-        self._select(game)
+        if self._rewarded:  # rewards only come with placements: mostly nothing to clear
+            self._clear_rewards()
+            self._rewarded = False
+        if game.result is not None or sum(game.alive) + len(self._placed) != self.players:
+            self._place_finished(game)
+            self._accumulate_rewards()
+            self._rewarded = True
+            self._select(game)
+            self._deads_step_first()
+        else:
+            self._select(game)
         if self.render_mode == "human":
             self.render()
 
     def _place_finished(self, game: Game) -> None:
         """Reward and terminate every seat whose place became known."""
         n = self.players
-        if game.result is None and sum(game.alive) + len(self._placed) == n:
-            return  # nobody new is out
         if game.result is not None:
             places = game.result.placements
             done = [seat for seat in range(n) if seat not in self._placed]
@@ -246,16 +252,20 @@ class CoupEnv(AECEnv):
             self.terminations[agent] = True
 
     def _select(self, game: Game) -> None:
-        """The next agent: a seat the engine waits for, after any terminated seat."""
+        """The next agent: a seat the engine waits for (terminated seats step first:
+        ``_deads_step_first``)."""
         request = game.request
         if request is not None:
-            for seat in request.seats:
+            seats = request.seats
+            if len(seats) == 1:
+                self.agent_selection = self.possible_agents[seats[0]]
+                return
+            for seat in seats:
                 if game.legal(seat):
                     self.agent_selection = self.possible_agents[seat]
-                    break
+                    return
         elif self.agents:
             self.agent_selection = self.agents[0]
-        self._deads_step_first()
 
     # -- rendering -----------------------------------------------------------
 

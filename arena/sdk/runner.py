@@ -198,7 +198,7 @@ class Session:
         bank = next((i for i, f in enumerate(fields) if f.startswith("bank_ms=")), None)
         if bank is None or len(fields) < 2:
             raise ValueError("no bank_ms")
-        key = (fields[2] if len(fields) > 2 else "", *fields[bank + 1:])
+        key = (*fields[2:bank], *fields[bank + 1:])
         shape = self._requests.get(key)
         if shape is None:
             decoded = codec.decode_request(line)
