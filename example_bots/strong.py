@@ -208,37 +208,20 @@ class Table:
         self.original = [True] * self.n  # still holds the cards it was dealt (and drafted)
         self.cache: dict = {}  # hand distributions, cleared by every event
         self.shown_to_me: tuple[int, str] | None = None
+        self.sync()
 
     # ------------------------------------------------ what the SDK follows
 
-    @property
-    def hand(self) -> list[str]:
-        return list(self.state.hand)
-
-    @property
-    def coins(self) -> tuple[int, ...]:
-        return self.state.coins
-
-    @property
-    def fd(self) -> tuple[int, ...]:
-        """Face-down cards of each seat."""
-        return self.state.influence
-
-    @property
-    def alive(self) -> tuple[bool, ...]:
-        return self.state.alive
-
-    @property
-    def court(self) -> int:
-        return self.state.court_size
-
-    @property
-    def draft(self) -> bool:
-        return self.state.draft
-
-    @property
-    def revealed(self) -> tuple[tuple[str, ...], ...]:
-        return self.state.face_up
+    def sync(self) -> None:
+        """Take what the SDK follows from its State (plain attributes: read often)."""
+        state = self.state
+        self.hand: list[str] = list(state.hand)
+        self.coins = state.coins
+        self.fd = state.influence  # face-down cards of each seat
+        self.alive = state.alive
+        self.court = state.court_size
+        self.draft = state.draft
+        self.revealed = state.face_up
 
     @property
     def faceup(self) -> Counter[str]:
@@ -531,6 +514,7 @@ class Table:
         """Follow what the SDK does not: claims, passes, the Court's known cards..."""
         me = self.seat
         self.cache.clear()
+        self.sync()
         if isinstance(e, events.CardsDealt):
             if e.seat == me and self.draft and self.state.hand:
                 self.my_dealt = self.state.hand[0]
