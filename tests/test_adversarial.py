@@ -24,9 +24,11 @@ each; every fault is charged to the hostile bot whose behaviour earns it, and is
 of that kind; the example bots have none; no process of the run is left (the
 bots are copies in a folder of the test's own, so that a concurrent run of the
 suite cannot be mistaken for a leftover; keepers and sandboxes name the bot in
-their command lines too); and the referee's peak memory (``ru_maxrss`` of the
+their command lines too); and the referee's peak memory (``VmHWM`` of the
 arena process, written by the wrapper as it exits) stays under
-``MEMORY_BOUND_MB``, 64 MiB floods included.
+``MEMORY_BOUND_MB``, 64 MiB floods included.  Not ``ru_maxrss``: a child
+started by vfork and exec reports at least its parent's size there (the
+pytest process, larger with every test module it imports).
 
 The keeper (``arena/referee/launch.py``) is tested on its own below, and by
 ``test_kill_9_of_the_referee_leaves_no_bot_and_the_rerun_completes``.
@@ -83,15 +85,17 @@ LOG_CAP = 1 << 20  # arena's stderr cap per bot log (process.DEFAULT_LOG_CAP)
 DEADLINE = 120.0  # bounds every wait on arena; never reached when all is well
 GONE_WAIT = 5.0  # SIGKILL is asynchronous: how long killed processes may take to go
 
-# How arena is run: in-process main(), then the peak memory of this process.
+# How arena is run: in-process main(), then the peak memory of this process (kB).
 WRAPPER = """\
-import resource, sys
+import sys
 from arena.cli import main
 try:
     status = main(sys.argv[2:])
 finally:
+    with open("/proc/self/status") as status_file:
+        peak = next(line.split()[1] for line in status_file if line.startswith("VmHWM:"))
     with open(sys.argv[1], "w") as f:
-        f.write(str(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss))
+        f.write(peak)
 sys.exit(status)
 """
 
