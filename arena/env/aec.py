@@ -40,7 +40,7 @@ from pettingzoo import AECEnv
 from arena.engine.cards import DEFAULT_VARIANT, MAX_PLAYERS, MIN_PLAYERS, VARIANTS
 from arena.engine.decisions import Decision
 from arena.engine.game import Game
-from arena.engine.observer import SPECTATOR, view
+from arena.engine.observer import SPECTATOR, has_secret, view
 from arena.engine.rules import DEFAULT_TURN_LIMIT
 from arena.protocol.codec import encode_event, seat_seed
 from arena.sdk import encoding
@@ -123,6 +123,8 @@ class CoupEnv(AECEnv):
         self._states = [State(seat, names, self.variant, seed=seat_seed(self.game_seed, seat))
                         for seat in range(self.players)]
         self._seen = [0] * self.players  # events each seat's State has taken in
+        self._public = State(SPECTATOR, names, self.variant)  # what all seats see alike
+        self._public_seen = 0
         self._rendered = 0
         self._placed: set[int] = set()
         self.agents = self.possible_agents[:]
@@ -145,13 +147,24 @@ class CoupEnv(AECEnv):
         state = self._states[seat]
         events = self.game.events  # type: ignore[union-attr]
         seen = self._seen[seat]
-        if seen < len(events):
-            self._seen[seat] = len(events)
+        if seen == len(events):
+            return state
+        self._seen[seat] = len(events)
+        if on_event is not None:
             for event in events[seen:]:
                 event = view(event, seat)
                 state.apply(event)
-                if on_event is not None:
-                    on_event(state, event)
+                on_event(state, event)
+            return state
+        # The public part of each event is followed once, for every seat, in a
+        # spectator's State; each seat's own runs only the events about cards.
+        public = self._public
+        for event in events[self._public_seen:]:
+            public.apply(event if not has_secret(event) else view(event, SPECTATOR))
+        self._public_seen = len(events)
+        for event in events[seen:]:
+            state.apply_private(view(event, seat) if has_secret(event) else event)
+        state.take_public(public)
         return state
 
     def lines(self, agent: str) -> list[str]:
@@ -165,9 +178,7 @@ class CoupEnv(AECEnv):
         seat = state.seat
         legal = game.legal(seat)
         request = game.request if legal else None
-        vector = np.zeros(encoding.OBSERVATION_SIZE, np.float32)
-        indices, values = encoding.sparse_observation(state, request)
-        vector[indices] = values
+        vector = np.frombuffer(encoding.observation_bytes(state, request), np.float32).copy()
         if self.info_lines and agent in self.infos:
             self.infos[agent]["lines"] = self.lines(agent)
         return {"observation": vector, "action_mask": self._legal_of(legal, seat)[1].copy()}

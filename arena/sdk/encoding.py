@@ -52,6 +52,7 @@ Observation (``OBSERVATION_SIZE`` = 267 numbers, each in [0, 1]); see
 from __future__ import annotations
 
 import itertools
+from array import array
 from collections.abc import Sequence
 from typing import Any, Final
 
@@ -162,130 +163,134 @@ SLOT_FIELDS: Final = {"present": (0, 1), "alive": (1, 1), "coins": (2, 1), "infl
 _CARD: Final = {card: i for i, card in enumerate(CARDS)}
 _KIND: Final = {kind: i for i, kind in enumerate(REQUEST_KINDS)}
 _ACTION: Final = {name: i for i, name in enumerate(ACTION_NAMES)}
+_SEATS: Final = OBSERVATION_FIELDS["seats"][0]
+_TAIL: Final = _SEATS + _SLOT * MAX_PLAYERS  # where the action on the table begins
+_FLOAT32: Final = "f"  # array typecode: 4-byte floats, as the environment's vectors
+_CACHE_MAX: Final = 200_000
 
 
 def observation(state: State, request: Any = None) -> list[float]:
     """The observation vector of ``state``'s seat, asked ``request`` (or nothing).
 
     ``request`` may be an ``arena.sdk.Request`` or the engine's own request:
-    only its ``kind``, ``claimant`` and ``character`` are read.
+    only its ``kind``, ``claimant`` and ``character`` are read.  The numbers
+    are float32 values (as in the environment), as Python floats.
     """
-    v = [0.0] * OBSERVATION_SIZE
-    indices, values = sparse_observation(state, request)
-    for i, x in zip(indices, values, strict=True):
-        v[i] = x
-    return v
+    return array(_FLOAT32, observation_bytes(state, request)).tolist()
 
 
-_PLAYERS, _INQUISITOR, _DRAFT, _COURT, _TURN, _REQUEST, _HAND, _SET_ASIDE, _SEATS = (
-    OBSERVATION_FIELDS[name][0] for name in ("players", "inquisitor", "draft", "court", "turn",
-                                             "request", "hand", "set_aside", "seats"))
-_ACTION_AT, _ACTOR, _TARGET, _BLOCKER, _BLOCK_CLAIM, _CLAIMANT, _CHARACTER = (
-    OBSERVATION_FIELDS[name][0] for name in ("action", "actor", "target", "blocker",
-                                             "block_claim", "claimant", "character"))
-# Card counts -> (offsets, values) within a 6-number field; the same few recur.
-_COUNTS: dict[tuple[tuple[str, ...], float, float], tuple[list[int], list[float]]] = {}
+def observation_bytes(state: State, request: Any = None) -> bytes:
+    """The observation as ``OBSERVATION_SIZE`` native float32 values (what
+    ``numpy.frombuffer(..., numpy.float32)`` reads).
 
-
-def _counts(cards: tuple[str, ...], step: float, cap: float) -> tuple[list[int], list[float]]:
-    key = (cards, step, cap)
-    found = _COUNTS.get(key)
-    if found is None:
-        totals: dict[int, float] = {}
-        for card in cards:
-            totals[_CARD[card]] = min(totals.get(_CARD[card], 0.0) + step, cap)
-        found = _COUNTS[key] = (list(totals), list(totals.values()))
-    return found
-
-
-# A seat slot's numbers, by everything they depend on: the same ones recur.
-_SLOTS: dict[tuple[Any, ...], tuple[list[int], list[float]]] = {}
-
-
-def _slot(slot: int, alive: bool, coins: int, influence: int, face_up: tuple[str, ...],
-          current: bool, claims: tuple[str, ...],
-          known: str | None) -> tuple[list[int], list[float]]:
-    base = _SEATS + slot * _SLOT
-    idx = [base, base + 2, base + 3]
-    val = [1.0, min(coins, 12) / 12, influence / 2]
-    if alive:
-        idx.append(base + 1)
-        val.append(1.0)
-    if face_up:
-        offsets, values = _counts(face_up, 0.5, 1.0)
-        idx += [base + 4 + o for o in offsets]
-        val += values
-    if current:
-        idx.append(base + 10)
-        val.append(1.0)
-    if claims:
-        offsets, values = _counts(claims, 1 / 3, 1.0)
-        idx += [base + 11 + o for o in offsets]
-        val += values
-    if known is not None:
-        idx.append(base + 17 + _CARD[known])
-        val.append(1.0)
-    return idx, val
-
-
-def sparse_observation(state: State, request: Any = None) -> tuple[list[int], list[float]]:
-    """The observation's nonzero numbers: (indices, values).  See ``observation``."""
+    It is made of blocks (the game and your cards, each seat's slot, the
+    action on the table) that recur from step to step: each is built once.
+    """
     n = state.players
     me = state.seat
-    idx = [_PLAYERS + n - 2, _COURT, _TURN]
-    val = [1.0, min(state.court_size, 20) / 20, min(state.turn, 100) / 100]
-    if state.variant == "inquisitor":
-        idx.append(_INQUISITOR)
-        val.append(1.0)
-    if state.draft:
-        idx.append(_DRAFT)
-        val.append(1.0)
-    if request is not None:
-        kind = _KIND.get(request.kind)
-        if kind is not None:
-            idx.append(_REQUEST + kind)
-            val.append(1.0)
-    if state.hand:
-        offsets, values = _counts(state.hand, 0.25, 1.0)
-        idx += [_HAND + o for o in offsets]
-        val += values
-    if state.set_aside:
-        offsets, values = _counts(state.set_aside, 1.0, 1.0)
-        idx += [_SET_ASIDE + o for o in offsets]
-        val += values
+    kind = _KIND.get(request.kind, -1) if request is not None else -1
+    key = (n, state.variant, state.draft, state.court_size, state.turn, kind, state.hand,
+           state.set_aside)
+    head = _HEADS.get(key)
+    if head is None:
+        head = _remember(_HEADS, key, _head(*key))
+    parts = [head]
     current = state.current
     alive, coins, influence = state.alive, state.coins, state.influence
     face_up, claims, known = state.face_up, state.claims, state.known
     slots = _SLOTS
     for slot in range(n):
         seat = (me + slot) % n
-        key = (slot, alive[seat], coins[seat], influence[seat], face_up[seat], seat == current,
+        key = (alive[seat], coins[seat], influence[seat], face_up[seat], seat == current,
                claims[seat], known[seat])
-        found = slots.get(key)
-        if found is None:
-            found = _slot(*key)
-            if len(slots) > 200_000:
-                slots.clear()
-            slots[key] = found
-        idx += found[0]
-        val += found[1]
+        block = slots.get(key)
+        if block is None:
+            block = _remember(slots, key, _slot(*key))
+        parts.append(block)
+    if n < MAX_PLAYERS:
+        parts.append(_EMPTY_SLOTS[MAX_PLAYERS - n])
     chain = state.chain
+    claimant = request.claimant if request is not None else None
+    key = (None if chain is None else (chain.action, (chain.actor - me) % n,
+                                       None if chain.target is None else (chain.target - me) % n,
+                                       None if chain.blocker is None else (chain.blocker - me) % n,
+                                       chain.block_claim),
+           None if claimant is None else ((claimant - me) % n, request.character))
+    tail = _TAILS.get(key)
+    if tail is None:
+        tail = _remember(_TAILS, key, _tail(*key))
+    parts.append(tail)
+    return b"".join(parts)
+
+
+_HEADS: dict[tuple[Any, ...], bytes] = {}
+_SLOTS: dict[tuple[Any, ...], bytes] = {}
+_TAILS: dict[tuple[Any, ...], bytes] = {}
+_EMPTY_SLOTS: Final = [bytes(4 * _SLOT * k) for k in range(MAX_PLAYERS + 1)]
+
+
+def _remember(cache: dict[tuple[Any, ...], bytes], key: tuple[Any, ...], block: bytes) -> bytes:
+    if len(cache) >= _CACHE_MAX:
+        cache.clear()
+    cache[key] = block
+    return block
+
+
+def _block(length: int, numbers: dict[int, float]) -> bytes:
+    values = array(_FLOAT32, bytes(4 * length))
+    for i, value in numbers.items():
+        values[i] = value
+    return values.tobytes()
+
+
+def _add_counts(numbers: dict[int, float], base: int, cards: tuple[str, ...], step: float) -> None:
+    for card in cards:
+        i = base + _CARD[card]
+        numbers[i] = min(numbers.get(i, 0.0) + step, 1.0)
+
+
+def _head(players: int, variant: str, draft: bool, court_size: int, turn: int, kind: int,
+          hand: tuple[str, ...], set_aside: tuple[str, ...]) -> bytes:
+    f = OBSERVATION_FIELDS
+    numbers = {f["players"][0] + players - 2: 1.0, f["court"][0]: min(court_size, 20) / 20,
+               f["turn"][0]: min(turn, 100) / 100}
+    if variant == "inquisitor":
+        numbers[f["inquisitor"][0]] = 1.0
+    if draft:
+        numbers[f["draft"][0]] = 1.0
+    if kind >= 0:
+        numbers[f["request"][0] + kind] = 1.0
+    _add_counts(numbers, f["hand"][0], hand, 0.25)
+    _add_counts(numbers, f["set_aside"][0], set_aside, 1.0)
+    return _block(_SEATS, numbers)
+
+
+def _slot(alive: bool, coins: int, influence: int, face_up: tuple[str, ...], current: bool,
+          claims: tuple[str, ...], known: str | None) -> bytes:
+    numbers = {0: 1.0, 1: 1.0 if alive else 0.0, 2: min(coins, 12) / 12, 3: influence / 2,
+               10: 1.0 if current else 0.0}
+    _add_counts(numbers, 4, face_up, 0.5)
+    _add_counts(numbers, 11, claims, 1 / 3)
+    if known is not None:
+        numbers[17 + _CARD[known]] = 1.0
+    return _block(_SLOT, numbers)
+
+
+def _tail(chain: tuple[Any, ...] | None, claim: tuple[int, str | None] | None) -> bytes:
+    f = {name: offset - _TAIL for name, (offset, _) in OBSERVATION_FIELDS.items()}
+    numbers: dict[int, float] = {}
     if chain is not None:
-        idx += (_ACTION_AT + _ACTION[chain.action], _ACTOR + (chain.actor - me) % n)
-        val += (1.0, 1.0)
-        if chain.target is not None:
-            idx.append(_TARGET + (chain.target - me) % n)
-            val.append(1.0)
-        if chain.blocker is not None:
-            idx.append(_BLOCKER + (chain.blocker - me) % n)
-            val.append(1.0)
-        if chain.block_claim is not None:
-            idx.append(_BLOCK_CLAIM + _CARD[chain.block_claim])
-            val.append(1.0)
-    if request is not None and request.claimant is not None:
-        idx.append(_CLAIMANT + (request.claimant - me) % n)
-        val.append(1.0)
-        if request.character in _CARD:
-            idx.append(_CHARACTER + _CARD[request.character])
-            val.append(1.0)
-    return idx, val
+        action, actor, target, blocker, block_claim = chain
+        numbers[f["action"] + _ACTION[action]] = 1.0
+        numbers[f["actor"] + actor] = 1.0
+        if target is not None:
+            numbers[f["target"] + target] = 1.0
+        if blocker is not None:
+            numbers[f["blocker"] + blocker] = 1.0
+        if block_claim is not None:
+            numbers[f["block_claim"] + _CARD[block_claim]] = 1.0
+    if claim is not None:
+        numbers[f["claimant"] + claim[0]] = 1.0
+        if claim[1] in _CARD:
+            numbers[f["character"] + _CARD[claim[1]]] = 1.0
+    return _block(OBSERVATION_SIZE - _TAIL, numbers)

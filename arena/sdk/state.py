@@ -173,6 +173,22 @@ class State:
         if handler is not None:
             handler(self, event)
 
+    def apply_private(self, event: ev.Event) -> None:
+        """As ``apply``, for a caller that follows the public part of the game once
+        for every seat in another State (a spectator's, ``seat=-1``, that takes
+        the same events): only the events that may touch what this seat alone
+        knows are run here; ``take_public`` then copies the rest from it."""
+        self._history.append(event)
+        handler = _PRIVATE_HANDLERS.get(type(event))
+        if handler is not None:
+            handler(self, event)
+
+    def take_public(self, public: State) -> None:
+        """Copy what every seat sees alike from ``public`` (see ``apply_private``)."""
+        mine, theirs = self.__dict__, public.__dict__
+        for name in _PUBLIC_FIELDS:
+            mine[name] = theirs[name]
+
     def _started(self, e: ev.GameStarted) -> None:
         self.draft = e.draft
         self.first = e.first
@@ -328,4 +344,15 @@ _HANDLERS: dict[type, Callable[[State, Any], None]] = {
     ev.ActionResolved: State._resolved,
     ev.ActionFailed: State._failed,
     ev.GameOver: State._game_over,
+}
+
+# What every seat sees alike, and the events that may touch anything else (a
+# seat's own cards, what it knows of others').
+_PUBLIC_FIELDS = ("draft", "first", "coins", "influence", "face_up", "alive", "court_size",
+                  "claims", "turn", "current", "chain", "placements", "winner")
+_PRIVATE_HANDLERS: dict[type, Callable[[State, Any], None]] = {
+    kind: _HANDLERS[kind] for kind in (
+        ev.CardsDealt, ev.DraftOffered, ev.DraftChosen, ev.ClaimProven, ev.CardDrawn,
+        ev.InfluenceLost, ev.ExchangeDrawn, ev.ExchangeReturned, ev.ExamineShown,
+        ev.ExamineDecided)
 }
