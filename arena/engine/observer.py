@@ -25,6 +25,9 @@ _SECRETS: dict[type, tuple[str, Callable[[ev.Event], tuple[int, ...]]]] = {
     ev.ExamineShown: ("card", lambda e: (e.examiner, e.target)),
 }
 
+# The event types with a secret field: every other event looks the same to all.
+SECRET_EVENT_TYPES = frozenset(_SECRETS)
+
 # Who is looking: a seat number, SPECTATOR (public only) or OMNISCIENT.
 SPECTATOR = -1
 OMNISCIENT = -2

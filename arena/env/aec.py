@@ -40,7 +40,7 @@ from pettingzoo import AECEnv
 from arena.engine.cards import DEFAULT_VARIANT, MAX_PLAYERS, MIN_PLAYERS, VARIANTS
 from arena.engine.decisions import Decision
 from arena.engine.game import Game
-from arena.engine.observer import SPECTATOR, has_secret, view
+from arena.engine.observer import SECRET_EVENT_TYPES, SPECTATOR, view
 from arena.engine.rules import DEFAULT_TURN_LIMIT
 from arena.protocol.codec import encode_event, seat_seed
 from arena.sdk import encoding
@@ -160,10 +160,10 @@ class CoupEnv(AECEnv):
         # spectator's State; each seat's own runs only the events about cards.
         public = self._public
         for event in events[self._public_seen:]:
-            public.apply(event if not has_secret(event) else view(event, SPECTATOR))
+            public.apply(view(event, SPECTATOR) if type(event) in SECRET_EVENT_TYPES else event)
         self._public_seen = len(events)
-        for event in events[seen:]:
-            state.apply_private(view(event, seat) if has_secret(event) else event)
+        state.apply_private([view(event, seat) if type(event) in SECRET_EVENT_TYPES else event
+                             for event in events[seen:]])
         state.take_public(public)
         return state
 

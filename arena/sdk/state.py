@@ -173,15 +173,18 @@ class State:
         if handler is not None:
             handler(self, event)
 
-    def apply_private(self, event: ev.Event) -> None:
-        """As ``apply``, for a caller that follows the public part of the game once
-        for every seat in another State (a spectator's, ``seat=-1``, that takes
-        the same events): only the events that may touch what this seat alone
-        knows are run here; ``take_public`` then copies the rest from it."""
-        self._history.append(event)
-        handler = _PRIVATE_HANDLERS.get(type(event))
-        if handler is not None:
-            handler(self, event)
+    def apply_private(self, events: list[ev.Event]) -> None:
+        """As ``apply`` for each event, for a caller that follows the public part
+        of the game once for every seat in another State (a spectator's,
+        ``seat=-1``, that takes the same events): only the events that may touch
+        what this seat alone knows are run here; ``take_public`` then copies the
+        rest from it."""
+        self._history += events
+        handlers = _PRIVATE_HANDLERS
+        for event in events:
+            handler = handlers.get(type(event))
+            if handler is not None:
+                handler(self, event)
 
     def take_public(self, public: State) -> None:
         """Copy what every seat sees alike from ``public`` (see ``apply_private``)."""
