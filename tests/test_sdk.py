@@ -289,7 +289,8 @@ def test_run_reads_until_quit_and_flushes_each_line() -> None:
 
 
 def test_the_sdk_imports_neither_numpy_nor_trio() -> None:
-    code = "import sys, arena.sdk; print(sorted(m for m in ('numpy', 'trio') if m in sys.modules))"
+    code = ("import sys, arena.sdk, arena.sdk.encoding, arena.sdk.policy; "
+            "print(sorted(m for m in ('numpy', 'trio') if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
 
