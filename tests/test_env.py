@@ -151,6 +151,14 @@ class _FirstLegal(Bot):
         return request.legal[0]
 
 
+class _Observer(_FirstLegal):
+    """Keeps what it was asked and the observation an SDK bot computes for it."""
+
+    def decide(self, state, request):
+        self.request, self.observation = request, observe(state, request)
+        return super().decide(state, request)
+
+
 @settings(max_examples=30, deadline=None)
 @given(players=st.integers(2, 8), variant=st.sampled_from(["ambassador", "inquisitor"]),
        plain=st.booleans(), seed=st.integers(0, 2**32), choices=st.randoms(use_true_random=False))
@@ -163,7 +171,7 @@ def test_no_observation_holds_a_card_its_seat_may_not_see(
     aec.reset(seed=seed)
     game = aec.game
     names = aec.possible_agents
-    sessions = [Session(_FirstLegal()) for _ in range(players)]
+    sessions = [Session(_Observer()) for _ in range(players)]
     for seat, session in enumerate(sessions):
         session.feed(encode_game_start(1, seat, names, variant))
     sent = [0] * players
@@ -183,9 +191,9 @@ def test_no_observation_holds_a_card_its_seat_may_not_see(
             continue
         ids[seat] += 1
         legal = game.legal(seat)
-        request_line = encode_request(ids[seat], game.request, legal, 1000)
-        request = sessions[seat]._decode_request(request_line.split(), request_line)
-        expected = observe(state, request)
+        assert sessions[seat].feed(encode_request(ids[seat], game.request, legal, 1000))
+        bot = sessions[seat].bot
+        request, expected = bot.request, bot.observation
         assert observation["observation"].tolist() == np.float32(expected["observation"]).tolist()
         assert observation["action_mask"].tolist() == expected["action_mask"]
         _check_hidden_cards(observation["observation"], state, seat, players, game, request)
