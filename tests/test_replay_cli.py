@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gzip
 import json
 import random
 
@@ -79,3 +80,18 @@ def test_a_missing_record_and_a_bad_seat(record_path, capsys):
     path, _ = record_path
     assert main(["replay", str(path), "--as", "5"]) == 2
     assert "seats 0 to 2" in capsys.readouterr().err
+
+
+def test_records_are_plain_gzip_and_old_ones_still_replay(record_path, tmp_path, capsys):
+    path, game = record_path
+    text = gzip.decompress(path.read_bytes()).decode("utf-8")
+    assert json.loads(text)["format"] == "arena-game"
+    assert main(["replay", str(path)]) == 0
+    new = capsys.readouterr().out
+    # A record as earlier versions wrote it: gzip.open, level 9, a real mtime.
+    old = tmp_path / "old.json.gz"
+    with gzip.open(old, "wt", encoding="utf-8") as f:
+        f.write(text)
+    assert old.read_bytes() != path.read_bytes()
+    assert main(["replay", str(old)]) == 0
+    assert capsys.readouterr().out == new
