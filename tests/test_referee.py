@@ -98,6 +98,9 @@ class FakeBot:
 
     async def send_lines(self, lines: Sequence[str]) -> None:
         await trio.lowlevel.checkpoint()
+        self.send_lines_nowait(lines)
+
+    def send_lines_nowait(self, lines: Sequence[str]) -> bool:
         now = trio.current_time()
         for line in lines:
             self.received.append(line)
@@ -106,6 +109,14 @@ class FakeBot:
                 self._output.append((now + delay, out))
         self._wrote.set()
         self._wrote = trio.Event()
+        return True
+
+    def read_line_nowait(self) -> str | None:
+        if not self.output_waiting():
+            return None
+        _, line = self._output.pop(0)
+        self.journal.append(("read", self.name, line))
+        return line
 
     async def read_line(self) -> str:
         while not self._output:

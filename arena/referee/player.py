@@ -147,10 +147,22 @@ class BotPlayer:
         limit = (self.limits.decision_ms + max(bank_ms, 0)) / 1000
         start = trio.current_time()
         line = None
+        late = False
         try:
-            with trio.move_on_after(limit):
-                await self.process.send_lines(lines)
-                line = await self.process.read_line()
+            sent = self.process.send_lines_nowait(lines)
+            if sent:
+                # Other tasks run first (one scheduler pass, as a wait would be);
+                # a fast bot has often answered by then, and the answer needs no
+                # cancel scope of its own.  In time: as under move_on_at below.
+                await trio.lowlevel.checkpoint()
+                line = self.process.read_line_nowait()
+                if line is not None and trio.current_time() >= start + limit:
+                    line, late = None, True
+            if line is None and not late:
+                with trio.move_on_at(start + limit):
+                    if not sent:
+                        await self.process.send_lines(lines)
+                    line = await self.process.read_line()
         except proc.BotFault as exc:
             raise self._output_fault(exc, request_line, trio.current_time() - start) from None
         elapsed = trio.current_time() - start

@@ -45,6 +45,7 @@ from __future__ import annotations
 
 import errno
 import os
+import select
 import shlex
 import signal
 import subprocess
@@ -326,20 +327,42 @@ class BotProcess:
         """
         if self._reader_broken is not None:
             raise self._reader_broken
+        while (line := self._next_line()) is None:
+            if self._eof:
+                raise await self._exited("closed its output")
+            if not await self._fill():
+                self._eof = True
+                if self._buf:
+                    raise await self._exited(
+                        f"closed its output after {len(self._buf)} bytes without LF")
+                raise await self._exited("closed its output")
+        return line
+
+    def read_line_nowait(self) -> str | None:
+        """The next line if the bot has written it in full already, else None.
+
+        Never waits and is no checkpoint: one non-blocking read at most.  Raises
+        as ``read_line`` for a line it takes; EOF and read errors are left to
+        ``read_line``, which says what they are.
+        """
+        if self._reader_broken is not None:
+            raise self._reader_broken
+        line = self._next_line()
+        if line is None and not self._eof and self._read_nowait():
+            line = self._next_line()
+        return line
+
+    def _next_line(self) -> str | None:
+        """Take the next whole line from the buffer; None if it holds none yet."""
         buf = self._buf
-        while (end := buf.find(b"\n", self._scanned)) < 0:
+        end = buf.find(b"\n", self._scanned)
+        if end < 0:
             self._scanned = len(buf)
             # +1: a CR may still precede the LF of a line of exactly max_line bytes.
             if len(buf) > self._max_line + 1:
                 self._fail_reader(LineTooLong(self.name, self._max_line,
                                               bytes(buf[:QUOTE_BYTES])))
-            if self._eof:
-                raise await self._exited("closed its output")
-            if not await self._fill():
-                self._eof = True
-                if buf:
-                    raise await self._exited(f"closed its output after {len(buf)} bytes without LF")
-                raise await self._exited("closed its output")
+            return None
         line = buf[:end]
         del buf[: end + 1]
         self._scanned = 0
@@ -361,12 +384,18 @@ class BotProcess:
         """
         if self._buf or self._eof:
             return True
+        return self._read_nowait()
+
+    def _read_nowait(self) -> bool:
+        """Append what the pipe holds to the buffer without waiting.  False if it
+        held nothing yet; True if data came, or EOF (``_eof`` is set), or a read
+        error (``read_line`` meets it again and says what it is)."""
         try:
             data = os.read(self._stdout.fileno(), CHUNK)
         except BlockingIOError:
             return False
         except OSError:
-            return True  # closed or broken: read_line says what
+            return True
         if data:
             self._buf += data  # kept for read_line: nothing is lost
         else:
@@ -425,14 +454,11 @@ class BotProcess:
     async def send_lines(self, lines: Sequence[str]) -> None:
         """Write several lines in one write (the events before a request, and the
         request): one system call per decision instead of one per line."""
-        for line in lines:
-            if "\n" in line or "\r" in line:
-                raise ValueError(f"a protocol line cannot contain CR or LF: {line!r}")
+        data = _line_bytes(lines)
         if self._writer_broken is not None:
             raise self._writer_broken
         if self._stdin_gone:
             raise await self._exited("stopped reading its input")
-        data = ("\n".join(lines) + "\n").encode("utf-8")
         try:
             # One os.write on the non-blocking pipe nearly always takes it all;
             # FdStream.send_all would add a scheduler pass first.  It finishes
@@ -460,6 +486,24 @@ class BotProcess:
                 f"({type(exc).__name__})",
             )
             raise
+
+    def send_lines_nowait(self, lines: Sequence[str]) -> bool:
+        """Write the lines now if the pipe takes them whole; never waits.
+
+        False, with nothing written, if it cannot (the pipe is full, the lines
+        exceed ``select.PIPE_BUF``, the bot cannot be written to): then call
+        ``send_lines``, which waits, or says what is wrong.
+        """
+        data = _line_bytes(lines)
+        if (self._writer_broken is not None or self._stdin_gone
+                or len(data) > select.PIPE_BUF):
+            return False
+        try:
+            # Up to PIPE_BUF bytes, a write to a pipe is atomic: all or nothing.
+            os.write(self._stdin.fileno(), data)
+        except OSError:
+            return False
+        return True
 
     async def close(self, grace: float = DEFAULT_CLOSE_GRACE) -> None:
         """End the bot and everything in its process group; always reaps it.
@@ -612,6 +656,13 @@ class BotProcess:
         except OSError as exc:  # a full disk: name the log, for the one line the CLI prints
             raise OSError(exc.errno, exc.strerror, getattr(self._log, "name", None)) from None
         self._log_ends_line = data.endswith(b"\n")
+
+
+def _line_bytes(lines: Sequence[str]) -> bytes:
+    for line in lines:
+        if "\n" in line or "\r" in line:
+            raise ValueError(f"a protocol line cannot contain CR or LF: {line!r}")
+    return ("\n".join(lines) + "\n").encode("utf-8")
 
 
 @asynccontextmanager
