@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 from arena.engine import events as ev
 from arena.engine.cards import ALL_CARDS
 from arena.engine.decisions import REQUEST_KINDS, Decision, Request
+from arena.engine.game import Game, GameConfig
 from arena.engine.observer import OMNISCIENT, SPECTATOR, view
 from arena.protocol import codec
 from arena.protocol.codec import (
@@ -123,6 +124,26 @@ def test_event_keywords_are_distinct() -> None:
 @pytest.mark.parametrize(("event", "line"), EXACT, ids=lambda x: getattr(x, "__name__", None))
 def test_event_line_is_exact(event: ev.Event, line: str) -> None:
     assert encode_event(event) == line
+
+
+def test_event_lines_are_each_fields_show_in_turn() -> None:
+    # encode_event compiles one f-string per event type from the kinds' inline
+    # forms; it must write exactly what show() gives, field by field.
+    events = []
+    for seed in range(40):
+        game = Game.from_config(GameConfig(2 + seed % 5, ("ambassador", "inquisitor")[seed % 2]),
+                                seed)
+        rng = random.Random(seed)
+        while not game.over:
+            for seat in game.request.seats:
+                game.decide(seat, rng.choice(game.legal(seat)))
+        events += [view(event, viewer) for event in game.events for viewer in VIEWERS]
+    events += [view(event, viewer) for event in SAMPLES for viewer in VIEWERS]
+    assert {type(event) for event in events} == set(typing.get_args(ev.Event))
+    for event in events:
+        keyword, fields = codec.EVENT_FORMATS[type(event)]
+        shown = [kind.show(getattr(event, name)) for name, kind in fields]
+        assert encode_event(event) == " ".join(["event", keyword, *shown])
 
 
 @pytest.mark.parametrize("event", SAMPLES, ids=lambda e: type(e).__name__)

@@ -91,15 +91,19 @@ async def play_game(
         nonlocal sent
         new = game.events[sent:]
         sent = len(game.events)
+        live = [(seat, player) for seat, player in enumerate(players)
+                if player is not None and faults[seat] is None]
         for event in new:
             if on_event is not None:
                 on_event(event)
-            # A public event reads the same for every seat: encode it once.
-            line = None if has_secret(event) else codec.encode_event(event)
-            for seat, player in enumerate(players):
-                if player is not None and faults[seat] is None:
-                    player.queue(line if line is not None
-                                 else codec.encode_event(view(event, seat)))
+            if has_secret(event):
+                for seat, player in live:
+                    player.queue(codec.encode_event(view(event, seat)))
+            else:
+                # A public event reads the same for every seat: encode it once.
+                line = codec.encode_event(event)
+                for _, player in live:
+                    player.queue(line)
 
     async def ask(seat: int, outcomes: dict[int, Decision | Fault]) -> None:
         player = players[seat]
