@@ -4,8 +4,15 @@ Plays complete games in-process on one core, every seat answering every
 request with a uniformly random legal decision (``random.Random(seed)``), for
 2, 4 and 6 players with our engine (``arena.engine.game.Game``), and 4-player
 games with coupml in the same run for comparison.  Prints a table (games,
-seconds, games/s, decisions/s, mean turns and decisions per game), the ratio
-ours/coupml at 4 players, and writes everything to a JSON file.
+seconds, games/s, decisions/s, mean turns and decisions per game) and writes
+everything to a JSON file.
+
+The figure is the ratio ours/coupml at 4 players, measured interleaved: the
+two engines alternate in short segments of CPU time (``--pairs`` pairs of
+``--segment`` seconds each, ABBA order), each pair gives a ratio of games per
+CPU second, and the median is printed with its quartiles.  On a shared machine
+the table's back-to-back figures can drift apart (one such ratio came out at
+0.81, 0.98 and 1.73 in three runs); the interleaved one holds.
 
     python bench/engine.py                  # ~5 s per measurement, about 30 s in all
     python bench/engine.py --seconds 2 --variant inquisitor --json /tmp/e.json
@@ -28,6 +35,7 @@ import os
 import platform
 import pstats
 import random
+import statistics
 import sys
 import time
 from collections.abc import Callable
@@ -103,6 +111,75 @@ def ours_run(players: int, seconds: float, seed: int, variant: str, warmup: floa
             break
     return Run("ours", players, games, now - start, decisions, stats["turns"], stats["wins"],
                no_winner=stats["no_winner"])
+
+
+class _Segments:
+    """Plays one engine's 4-player random games in segments of CPU time, its
+    generator and deal seeds carrying on from one segment to the next."""
+
+    def __init__(self, play: Callable[[], int]) -> None:
+        self.play = play  # plays one game; returns its decisions
+
+    def run(self, cpu_seconds: float) -> tuple[int, float]:
+        """(games, CPU seconds) of one segment of at least ``cpu_seconds``."""
+        start = time.process_time()
+        games = 0
+        while True:
+            self.play()
+            games += 1
+            used = time.process_time() - start
+            if used >= cpu_seconds:
+                return games, used
+
+
+def interleaved_ratio(seed: int, variant: str, pairs: int, segment: float) -> dict | None:
+    """ours/coupml games per CPU second at 4 players, A/B in short segments.
+
+    The two engines alternate (ABBA...) in segments of ``segment`` CPU seconds,
+    so both see the same machine; each pair of segments gives one ratio, and
+    the median of the ratios is the figure.  CPU time (``time.process_time``),
+    not wall time, so time the process spends preempted does not count.  None
+    without coupml.
+    """
+    if not baseline.available():
+        return None
+    players = COUPML_PLAYERS
+    rng = random.Random(seed)
+    stats = {"turns": 0, "no_winner": 0, "wins": [0] * players}
+    game_seed = [seed * 1_000_003]
+
+    def ours() -> int:
+        game_seed[0] += 1
+        return play_one(players, game_seed[0], variant, rng.choice, stats)
+
+    source, pick = baseline._make_rng(seed, "random")
+    wins = [0] * players
+
+    def theirs() -> int:
+        return baseline._play_one(players, source, pick, wins)[0]
+
+    engines = [_Segments(ours), _Segments(theirs)]
+    for engine in engines:  # warm-up
+        engine.run(segment)
+    ratios = []
+    totals = [[0, 0.0], [0, 0.0]]
+    for i in range(pairs):
+        order = (0, 1) if i % 2 == 0 else (1, 0)
+        rates = [0.0, 0.0]
+        for k in order:
+            games, used = engines[k].run(segment)
+            rates[k] = games / used
+            totals[k][0] += games
+            totals[k][1] += used
+        ratios.append(rates[0] / rates[1])
+    ratios.sort()
+    return {
+        "pairs": pairs, "segment_cpu_seconds": segment,
+        "median": round(statistics.median(ratios), 3),
+        "quartiles": [round(ratios[len(ratios) // 4], 3), round(ratios[3 * len(ratios) // 4], 3)],
+        "ours_games_per_cpu_second": round(totals[0][0] / totals[0][1], 1),
+        "coupml_games_per_cpu_second": round(totals[1][0] / totals[1][1], 1),
+    }
 
 
 def profile_ours(players: int, seconds: float, seed: int, variant: str, top: int,
@@ -181,6 +258,10 @@ def main(argv: list[str] | None = None) -> int:
                         help="measure only our engine (e.g. under a sampling profiler)")
     parser.add_argument("--no-numpy-row", action="store_true",
                         help="skip coupml driven by numpy's RandomState, as in its README")
+    parser.add_argument("--pairs", type=int, default=30,
+                        help="A/B segment pairs for the interleaved ours/coupml ratio")
+    parser.add_argument("--segment", type=float, default=0.2,
+                        help="CPU seconds per engine per segment (default 0.2)")
     parser.add_argument("--profile", action="store_true",
                         help="also cProfile a 4-player run and print the top functions")
     parser.add_argument("--profile-top", type=int, default=15)
@@ -241,8 +322,18 @@ def main(argv: list[str] | None = None) -> int:
                                        / r["decisions_per_second"], 3),
                 }
     for name, ratio in ratios.items():
-        print(f"ours/{name} at 4 players: {ratio['games']:.2f}x games/s, "
-              f"{ratio['decisions']:.2f}x decisions/s")
+        print(f"back to back (one measurement each, as the table): ours/{name} at 4 players "
+              f"{ratio['games']:.2f}x games/s, {ratio['decisions']:.2f}x decisions/s")
+    interleaved = None
+    if not args.no_coupml and baseline.available():
+        interleaved = interleaved_ratio(args.seed, args.variant, args.pairs, args.segment)
+        assert interleaved is not None
+        low, high = interleaved["quartiles"]
+        print(f"interleaved A/B ({interleaved['pairs']} pairs of {args.segment:g} CPU s each): "
+              f"ours/coupml at 4 players = {interleaved['median']:.2f}x games per CPU second "
+              f"(quartiles {low:.2f}-{high:.2f}; "
+              f"{interleaved['ours_games_per_cpu_second']:,.0f} vs "
+              f"{interleaved['coupml_games_per_cpu_second']:,.0f}); aim 2x")
 
     profile = None
     if args.profile:
@@ -266,6 +357,7 @@ def main(argv: list[str] | None = None) -> int:
         "coupml_note": coupml_note,
         "runs": rows,
         "ratio_ours_over_coupml_4p": ratios,
+        "interleaved_ratio_4p": interleaved,
         "profile_4p": profile,
     }
     args.json.parent.mkdir(parents=True, exist_ok=True)
