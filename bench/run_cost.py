@@ -16,7 +16,10 @@ the same machine (a shared machine drifts by 2-3x from minute to minute):
   decision while playing, (big - small) / (big - small decisions); the whole
   command's CPU per decision is shown too.
 * ``--compare TREE``: the same command run from another checkout of arena
-  (``PYTHONPATH=TREE``) in every segment, for an A/B ratio of two versions.
+  (``PYTHONPATH=TREE``) in every segment, for an A/B ratio of two versions;
+  ``--also "ARGS"``: the same command with more options in every segment
+  (e.g. ``--also "--memory-mb 0 --cpu-seconds 0"``: without the watchdog that
+  enforces the memory and CPU limits).
 
 fastchess, the C++ chess tournament runner, is not measured here: its figure
 (61 us of harness CPU per move) is the one issue 12 gives, measured on this
@@ -25,6 +28,7 @@ machine when that issue was filed.
     python bench/run_cost.py              # 5 segments of 600 games, ~1 min
     python bench/run_cost.py --quick      # 3 segments of 200 games, ~15 s
     python bench/run_cost.py --compare /path/to/other/arena
+    python bench/run_cost.py --also "--memory-mb 0 --cpu-seconds 0"
 
 Not a test: the figures depend on the machine and on its other load.
 """
@@ -83,7 +87,7 @@ def ping(ping_bin: Path, echo: Path, trips: int) -> tuple[float, float]:
 
 
 def arena_run(bots: list[Path], games: int, seed: int, scratch: Path,
-              tree: str | None) -> dict[str, float]:
+              tree: str | None, extra: list[str]) -> dict[str, float]:
     """One `arena run` subprocess: its own CPU seconds and the decisions played."""
     out = Path(tempfile.mkdtemp(prefix="run-", dir=scratch))
     usage = out / "usage.json"
@@ -91,7 +95,8 @@ def arena_run(bots: list[Path], games: int, seed: int, scratch: Path,
     if tree is not None:
         env["PYTHONPATH"] = tree
     subprocess.run([sys.executable, "-c", WRAPPER, str(usage), "run", *map(str, bots),
-                    "--games", str(games), "--seed", str(seed), "--out", str(out / "results")],
+                    "--games", str(games), "--seed", str(seed), "--out", str(out / "results"),
+                    *extra],
                    check=True, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     decisions = 0
     with open(out / "results" / "games.jsonl", encoding="utf-8") as f:
@@ -120,6 +125,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--compare", metavar="TREE",
                         help="also run arena from this source tree (PYTHONPATH) in each segment")
+    parser.add_argument("--also", metavar="ARGS", action="append", default=[],
+                        help="also run arena with these options in each segment (repeatable)")
     parser.add_argument("--quick", action="store_true", help="3 segments of 200 games")
     parser.add_argument("--json", type=Path, default=DEFAULT_JSON)
     add_machine_options(parser)
@@ -129,19 +136,20 @@ def main(argv: list[str] | None = None) -> int:
 
     echo, ping_bin = build_c_bot("echo"), build_c_bot("ping")
     bots = [build_c_bot("fast", "fast_a"), build_c_bot("fast", "fast_b")]
-    trees: list[tuple[str, str | None]] = [("this arena", None)]
+    trees: list[tuple[str, str | None, list[str]]] = [("this arena", None, [])]
     if args.compare:
-        trees.append((f"--compare {args.compare}", str(Path(args.compare).resolve())))
+        trees.append((f"--compare {args.compare}", str(Path(args.compare).resolve()), []))
+    trees += [(f"this arena {extra}", None, extra.split()) for extra in args.also]
     busy_before = machine_state(args)
     pipe: list[tuple[float, float]] = []
-    arena: dict[str, list[dict[str, float]]] = {label: [] for label, _ in trees}
+    arena: dict[str, list[dict[str, float]]] = {label: [] for label, _, _ in trees}
     with tempfile.TemporaryDirectory(prefix="arena-bench-") as tmp, OthersLoad() as others:
         for segment in range(args.segments):
             pipe.append(ping(ping_bin, echo, args.trips))
             order = trees if segment % 2 == 0 else trees[::-1]  # neither always goes first
-            for label, tree in order:
-                small = arena_run(bots, 2, args.seed, Path(tmp), tree)
-                big = arena_run(bots, args.games, args.seed, Path(tmp), tree)
+            for label, tree, extra in order:
+                small = arena_run(bots, 2, args.seed, Path(tmp), tree, extra)
+                big = arena_run(bots, args.games, args.seed, Path(tmp), tree, extra)
                 arena[label].append(per_decision(big, small))
             print(f"segment {segment + 1}/{args.segments}: pipe {pipe[-1][0]:.1f} us, "
                   + ", ".join(f"{label} {runs[-1]['us']:.1f} us/decision"
@@ -172,13 +180,13 @@ def main(argv: list[str] | None = None) -> int:
     print(f"\nreferee CPU per decision {mine['us']:.1f} µs = {mine['us'] / pipe_wall:.1f}x the "
           f"pipe round trip's wall time, {mine['us'] / FASTCHESS_US:.2f}x fastchess's per move; "
           f"target <= {TARGET_US:g} µs: {'met' if mine['us'] <= TARGET_US else 'MISSED'}")
-    ratios: list[float] = []
-    if args.compare:
-        other = arena[trees[1][0]]
-        ratios = [a["us"] / b["us"] for a, b in zip(arena["this arena"], other, strict=True)]
-        print(f"this arena / {trees[1][0]}: {statistics.median(ratios):.2f}x referee CPU per "
-              f"decision (median of {len(ratios)} segments: "
-              + ", ".join(f"{r:.2f}" for r in ratios) + ")")
+    ratios: dict[str, list[float]] = {}
+    for label, _, _ in trees[1:]:
+        ratios[label] = [a["us"] / b["us"]
+                         for a, b in zip(arena["this arena"], arena[label], strict=True)]
+        print(f"this arena / {label}: {statistics.median(ratios[label]):.2f}x referee CPU per "
+              f"decision (median of {len(ratios[label])} segments: "
+              + ", ".join(f"{r:.2f}" for r in ratios[label]) + ")")
     print(f"machine: {busy_before:.0%} busy before the run; other processes used "
           f"{others.share:.0%} of the CPUs during it")
     write_json(args.json, {
@@ -187,7 +195,7 @@ def main(argv: list[str] | None = None) -> int:
         "others_cpu_share": others.share, "pipe_wall_us": pipe_wall, "pipe_cpu_us": pipe_cpu,
         "pipe_segments": pipe, "arena": summary, "fastchess_us": FASTCHESS_US,
         "fastchess_source": "issue 12", "target_us": TARGET_US,
-        "compare": args.compare, "compare_ratios": ratios,
+        "compare": args.compare, "also": args.also, "ratios": ratios,
     })
     return 0
 

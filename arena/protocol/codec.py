@@ -528,7 +528,7 @@ def encode_request(
         if value is not None:
             parts.append(f"{key}={value}")
     parts.append(":")
-    parts.extend(decision.token for decision in legal)
+    parts += [decision.token for decision in legal]
     return " ".join(parts)
 
 

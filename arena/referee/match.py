@@ -93,17 +93,20 @@ async def play_game(
         sent = len(game.events)
         live = [(seat, player) for seat, player in enumerate(players)
                 if player is not None and faults[seat] is None]
+        lines: list[list[str]] = [[] for _ in live]
         for event in new:
             if on_event is not None:
                 on_event(event)
             if has_secret(event):
-                for seat, player in live:
-                    player.queue(codec.encode_event(view(event, seat)))
+                for (seat, _), out in zip(live, lines, strict=True):
+                    out.append(codec.encode_event(view(event, seat)))
             else:
                 # A public event reads the same for every seat: encode it once.
                 line = codec.encode_event(event)
-                for _, player in live:
-                    player.queue(line)
+                for out in lines:
+                    out.append(line)
+        for (_, player), out in zip(live, lines, strict=True):
+            player.queue_lines(out)
 
     async def ask(seat: int, outcomes: dict[int, Decision | Fault]) -> None:
         player = players[seat]

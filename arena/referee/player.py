@@ -9,7 +9,7 @@ with its evidence; nothing else escapes.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Final
 
 import attrs
@@ -135,13 +135,18 @@ class BotPlayer:
         """A line to send with the next request (or at the end of the game)."""
         self._outbox.append(line)
 
+    def queue_lines(self, lines: Iterable[str]) -> None:
+        """Lines to send with the next request, in order."""
+        self._outbox.extend(lines)
+
     async def ask(self, request: Request, legal: Sequence[Decision],
                   bank_ms: int) -> tuple[Decision, float]:
         """Send the queued lines and the request; the answer and its time in seconds."""
         request_id = self._next_id
         self._next_id += 1
         request_line = codec.encode_request(request_id, request, legal, bank_ms)
-        await self._refuse_unsolicited(request_line)
+        if self.process.output_waiting():
+            await self._refuse_unsolicited(request_line)
         lines, self._outbox = self._outbox, []
         lines.append(request_line)
         limit = (self.limits.decision_ms + max(bank_ms, 0)) / 1000

@@ -347,6 +347,8 @@ class BotProcess:
         """
         if self._reader_broken is not None:
             raise self._reader_broken
+        if self._guard.hit is not None:
+            return None  # killed over a limit: read_line says so
         line = self._next_line()
         if line is None and not self._eof and self._read_nowait():
             line = self._next_line()
