@@ -211,6 +211,10 @@ class BotProcess:
 
         self._buf = bytearray()
         self._scanned = 0  # bytes of _buf already known to hold no LF
+        # For output_waiting: a poll that finds nothing costs a third of a read
+        # that fails with EAGAIN, and it is asked before every request.
+        self._stdout_poll = select.poll()
+        self._stdout_poll.register(self._stdout.fileno(), select.POLLIN)
         self._eof = False
         self._reader_broken: BotBroken | None = None
         self._stdin_gone = False
@@ -386,6 +390,8 @@ class BotProcess:
         """
         if self._buf or self._eof:
             return True
+        if self._stdout.fileno() >= 0 and not self._stdout_poll.poll(0):
+            return False  # (a closed stdout has fileno -1: the read says what is wrong)
         return self._read_nowait()
 
     def _read_nowait(self) -> bool:
