@@ -22,8 +22,10 @@ Two measurements in the same run, on the same machine state:
   Also per *round*: a challenge or block opportunity asks every seat at once,
   so a round of 3 answers costs about one round trip, not three.
 
-The ratio referee / raw round trip placed alike is the figure: the target is
-<= 2, i.e. the referee adds at most one raw round trip of work per decision.
+The ratio referee / raw round trip placed alike is the figure.  It has no
+target any more: issue 12 replaced "<= 2x the raw round trip" with figures side
+by side (bench/run_cost.py: a full ``arena run``'s referee CPU per decision,
+the C-to-C pipe round trip, and fastchess's cost per move).
 The ratio to the same-CPU trip, the fastest, is shown too.
 
     python bench/referee_overhead.py            # 2,000 games per table size, 2-3 min
@@ -65,7 +67,6 @@ OUT = HERE / "out"
 BOTS_SRC = HERE / "bots"
 BOTS_OUT = OUT / "bots"
 DEFAULT_JSON = OUT / "referee_overhead.json"
-TARGET_RATIO = 2.0
 # Where this process and the bots run: a wake-up across CPUs costs several times
 # one on the same CPU, so games and raw trips are compared placement by placement.
 UNPINNED, SAME_CPU, OTHER_CPU = "unpinned", "same CPU", "other CPU"
@@ -493,9 +494,7 @@ def main(argv: list[str] | None = None) -> int:
         worst_by_placement[r["placement"]] = max(worst_by_placement.get(r["placement"], 0.0),
                                                  r["ratio"])
     for placement, worst in worst_by_placement.items():
-        verdict = "meets" if worst <= TARGET_RATIO else "MISSES"
-        print(f"{placement}: worst ratio to the raw trip placed alike {worst:.2f}, "
-              f"{verdict} the target <= {TARGET_RATIO:g}")
+        print(f"{placement}: worst ratio to the raw trip placed alike {worst:.2f}")
     worst = max(r["ratio_to_limit"] for r in referee)
     print(f"strictest ({limit_path}, {limit_us:.1f} µs wall, {limit_cpu_us:.1f} µs of "
           f"Python CPU): worst ratio {worst:.2f}")
@@ -510,7 +509,7 @@ def main(argv: list[str] | None = None) -> int:
         "request_line_bytes": len(REQUEST_LINE) + 1, "segments": args.segments,
         "raw": raw, "limit_path": limit_path, "limit_us": limit_us,
         "limit_cpu_us": limit_cpu_us,
-        "referee": referee, "target_ratio": TARGET_RATIO,
+        "referee": referee,
         "worst_ratio_by_placement": worst_by_placement, "worst_ratio_to_limit": worst,
     })
     return 0

@@ -59,6 +59,7 @@ from referee_overhead import (  # noqa: E402
     write_json,
 )
 
+ROOT = Path(__file__).resolve().parent.parent  # this checkout of arena
 DEFAULT_JSON = OUT / "run_cost.json"
 TARGET_US = 35.0  # referee CPU per decision
 FASTCHESS_US = 61.0  # harness CPU per move, from issue 12 (not measured here)
@@ -91,13 +92,15 @@ def arena_run(bots: list[Path], games: int, seed: int, scratch: Path,
     """One `arena run` subprocess: its own CPU seconds and the decisions played."""
     out = Path(tempfile.mkdtemp(prefix="run-", dir=scratch))
     usage = out / "usage.json"
+    # The arena of this checkout, or of TREE: first on the path, and the command
+    # runs in a scratch folder (python -c puts its working folder first).
     env = dict(os.environ)
-    if tree is not None:
-        env["PYTHONPATH"] = tree
+    env["PYTHONPATH"] = os.pathsep.join([tree or str(ROOT), env.get("PYTHONPATH", "")])
     subprocess.run([sys.executable, "-c", WRAPPER, str(usage), "run", *map(str, bots),
                     "--games", str(games), "--seed", str(seed), "--out", str(out / "results"),
                     *extra],
-                   check=True, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                   check=True, env=env, cwd=out, stdout=subprocess.DEVNULL,
+                   stderr=subprocess.DEVNULL)
     decisions = 0
     with open(out / "results" / "games.jsonl", encoding="utf-8") as f:
         for line in f:
