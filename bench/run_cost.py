@@ -9,12 +9,14 @@ the same machine (a shared machine drifts by 2-3x from minute to minute):
 * **arena**: the real command, ``arena run fast_a fast_b --games G --seed S``
   (two copies of ``bench/bots/fast.c``, which answers every request at once;
   every other option at its default: games at once, resource limits, records),
-  in a subprocess that reports its own CPU time (``getrusage(RUSAGE_SELF)``:
-  the referee, not its bots or their keepers) and counts the decisions in
-  games.jsonl.  The same command with ``--games 2`` in the same segment gives
-  the fixed cost (start-up, ratings, reports), so the figure is the CPU per
-  decision while playing, (big - small) / (big - small decisions); the whole
-  command's CPU per decision is shown too.
+  in a subprocess that reports the CPU time of the command and of all it
+  started (``getrusage``, self and children); each bot writes its own CPU
+  time to its log as it quits, and that is taken off, so the figure is arena's
+  CPU: the referee, and worker processes or bot keepers if it has any.  The
+  decisions are counted in games.jsonl.  The same command with ``--games 2``
+  in the same segment gives the fixed cost (start-up, ratings, reports), so
+  the figure is the CPU per decision while playing, (big - small) / (big -
+  small decisions); the whole command's CPU per decision is shown too.
 * ``--compare TREE``: the same command run from another checkout of arena
   (``PYTHONPATH=TREE``) in every segment, for an A/B ratio of two versions;
   ``--also "ARGS"``: the same command with more options in every segment
@@ -38,6 +40,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import statistics
 import subprocess
 import sys
@@ -61,6 +64,7 @@ from referee_overhead import (  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent  # this checkout of arena
 DEFAULT_JSON = OUT / "run_cost.json"
+BOT_CPU = re.compile(r"^fast: cpu_us=(\d+)$", re.MULTILINE)  # bench/bots/fast.c, at quit
 TARGET_US = 35.0  # referee CPU per decision
 FASTCHESS_US = 61.0  # harness CPU per move, from issue 12 (not measured here)
 ISSUE_PIPE_US = 4.6  # the C-to-C round trip issue 12 gives, for comparison
@@ -105,7 +109,11 @@ def arena_run(bots: list[Path], games: int, seed: int, scratch: Path,
     with open(out / "results" / "games.jsonl", encoding="utf-8") as f:
         for line in f:
             decisions += sum(seat["n"] for seat in json.loads(line)["decision_ms"])
+    bots_cpu = sum(int(found) for log in (out / "results" / "logs").glob("*.log")
+                   for found in BOT_CPU.findall(log.read_text(errors="replace"))) / 1e6
     result = json.loads(usage.read_text())
+    result["cpu"] += result["children_cpu"] - bots_cpu
+    result["bots_cpu"] = bots_cpu
     result["decisions"] = decisions
     return result
 
@@ -171,8 +179,8 @@ def main(argv: list[str] | None = None) -> int:
     for label, s in summary.items():
         rows.append([f"arena run, fast C bots, referee per decision ({label})", "",
                      f"{s['us']:.1f}",
-                     f"user {s['user_us']:.1f} + system {s['system_us']:.1f}; whole command "
-                     f"{s['whole_us']:.1f}"])
+                     f"main process: user {s['user_us']:.1f} + system {s['system_us']:.1f}; "
+                     f"whole command {s['whole_us']:.1f}"])
     rows.append(["fastchess, harness per move", "", f"{FASTCHESS_US:.0f}",
                  "issue 12's measurement on this machine"])
     print(f"\n{args.segments} segments: {args.trips:,} round trips and an arena run of "

@@ -2,12 +2,14 @@
  * first legal answer it lists (the first field after ":").
  *
  * The bot with (nearly) no cost of its own, so that a game's wall time is the
- * referee's: bench/referee_overhead.py, bench/scale.py.  It reads lines with
- * fgets, ignores every line but "arena", "request" and "quit", and flushes
- * after each line it writes.  Built by the benchmark: cc -O2 fast.c
+ * referee's: bench/referee_overhead.py, bench/scale.py, bench/run_cost.py.  It
+ * reads lines with fgets, ignores every line but "arena", "request" and "quit",
+ * and flushes after each line it writes; at the end it writes its own CPU time
+ * to stderr.  Built by the benchmark: cc -O2 fast.c
  */
 #include <stdio.h>
 #include <string.h>
+#include <sys/resource.h>
 
 int main(void) {
     static char line[8192];
@@ -29,5 +31,11 @@ int main(void) {
             break;
         }
     }
+    /* Its own CPU time, for the log: bench/run_cost.py takes it off arena's. */
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    fprintf(stderr, "fast: cpu_us=%ld\n",
+            (long)((ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000000L +
+                   ru.ru_utime.tv_usec + ru.ru_stime.tv_usec));
     return 0;
 }
