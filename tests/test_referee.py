@@ -726,3 +726,61 @@ def test_a_bot_may_write_to_stderr_all_game_long(tmp_path: Path) -> None:
     assert "chatty got: quit" in log
     assert "exited with status 0" in log
     assert all(gone(pid) for pid in pids)
+
+
+class CountingBot(FakeBot):
+    """A FakeBot that counts the reads that had to wait; ``late`` > 0: each answer
+    it hands over without waiting comes that many seconds after its request."""
+
+    def __init__(self, *args: object, late: float = 0.0, **kwargs: object) -> None:
+        super().__init__(*args, **kwargs)  # type: ignore[arg-type]
+        self.waited = 0
+        self.late = late
+
+    async def read_line(self) -> str:
+        self.waited += 1
+        return await super().read_line()
+
+    def read_line_nowait(self) -> str | None:
+        line = super().read_line_nowait()
+        if line is not None and self.late:
+            trio.lowlevel.current_clock().jump(self.late)  # type: ignore[attr-defined]
+        return line
+
+
+@mock_clock_test
+async def test_an_answer_in_after_one_scheduler_pass_needs_no_wait() -> None:
+    prompt = CountingBot("prompt", answering("prompt"))
+    slow = CountingBot("slow", answering("slow", {1: 0.2, 2: 0.2}))
+    players = await ready([prompt, slow])
+    prompt.waited = slow.waited = 0  # the handshake's
+    config = GameConfig(2, "ambassador", draft=False, turn_limit=4)
+    report = await play_game(players, config, 3, FAKE_LIMITS)
+    assert report.faults == (None, None)
+    assert len(requests_in(prompt.received)) >= 2
+    assert prompt.waited == 0  # every answer was there after one pass
+    assert slow.waited == 2  # its first two answers were not: it waited for them
+    assert report.times[1][:2] == pytest.approx((0.2, 0.2))
+
+
+@pytest.mark.parametrize(("late", "fault"), [(2.999, None), (3.0, codec.TIMEOUT)])
+@mock_clock_test
+async def test_an_answer_taken_without_waiting_is_still_timed(late: float,
+                                                             fault: str | None) -> None:
+    # decision 1000 ms + bank 2000 ms: an answer handed over at 3.0 s is too late,
+    # exactly as when the referee waits for it under its cancel scope.
+    bot = CountingBot("late", answering("late"), late=late)
+    quick = FakeBot("quick", answering("quick"))
+    players = await ready([bot, quick])
+    config = GameConfig(2, "ambassador", draft=False, turn_limit=2)
+    report = await play_game(players, config, 3, FAKE_LIMITS)
+    assert bot.waited == 1  # the handshake only
+    if fault is None:
+        assert report.faults[0] is None
+        assert report.times[0][0] == pytest.approx(late)
+    else:
+        assert report.faults[0] is not None
+        assert report.faults[0].kind == fault
+        assert report.faults[0].elapsed == pytest.approx(late)
+        assert report.faults[0].line is None
+        assert players[0].broken
