@@ -315,22 +315,30 @@ def _balanced_sample(
     return [tuple(sorted(pool[i] for i in table)) for table in tables]
 
 
-def _deal_groups(tables: list[tuple[str, ...]], deals: int, seed: int) -> Iterator[DealGroup]:
-    # A table drawn twice by a sampled design takes the next block of deal
-    # indices, so keys stay unique and its deals differ.
-    first_deal: list[int] = []
+def first_deals(tables: Sequence[tuple[str, ...]], deals: int) -> list[int]:
+    """The first deal index of each table: a table drawn twice by a sampled design
+    takes the next block of deal indices, so keys stay unique and its deals differ."""
+    first: list[int] = []
     occurrences: dict[tuple[str, ...], int] = {}
     for table in tables:
         count = occurrences.get(table, 0)
         occurrences[table] = count + 1
-        first_deal.append(count * deals)
-    prefixes = [_table_key(table) + KEY_DEAL_SEPARATOR for table in tables]
+        first.append(count * deals)
+    return first
+
+
+def deal_group(table: tuple[str, ...], deal: int, seed: int) -> DealGroup:
+    """The deal group of a (sorted) table and deal index under tournament seed ``seed``."""
+    key = _table_key(table) + KEY_DEAL_SEPARATOR + str(deal)
+    group_seed = _key_seed(seed, key)
+    return DealGroup(key, table, deal, group_seed, _first_seating(table, group_seed))
+
+
+def _deal_groups(tables: list[tuple[str, ...]], deals: int, seed: int) -> Iterator[DealGroup]:
+    first_deal = first_deals(tables, deals)
     for d in range(deals):
-        for table, first, prefix in zip(tables, first_deal, prefixes, strict=True):
-            deal = first + d
-            key = prefix + str(deal)
-            group_seed = _key_seed(seed, key)
-            yield DealGroup(key, table, deal, group_seed, _first_seating(table, group_seed))
+        for table, first in zip(tables, first_deal, strict=True):
+            yield deal_group(table, first + d, seed)
 
 
 def _first_seating(table: tuple[str, ...], seed: int) -> tuple[str, ...]:
