@@ -577,11 +577,13 @@ def test_affinity_pins_each_workers_bots_to_a_cpu_of_its_own(capsys, tmp_path: P
         shutil.copyfile(AFFINITY_BOT, folder / f"{name}.py")
         paths.append(str(folder / f"{name}.py"))
     out = tmp_path / "out"
-    run_ok(capsys, out, paths, "--games", 4, "--seed", 1, "--affinity", "--memory-mb", 100)
+    # One worker with two game slots (run_ok gives --concurrency 2): slots 0 and 1.
+    run_ok(capsys, out, paths, "--games", 4, "--seed", 1, "--affinity", "--memory-mb", 100,
+           "--workers", 1)
     assert len(games(out)) == 3 * 4
     cpus = sorted(os.sched_getaffinity(0))  # one CPU: every worker on it
     reported: dict[int, set[str]] = defaultdict(set)
-    for log in (out / "logs").glob("*.w*.log"):  # NAME.wW.log: worker W's process of NAME
+    for log in (out / "logs").glob("*.w*.log"):  # NAME.wW.log: game slot W's process of NAME
         worker = int(log.name.split(".w")[-1].removesuffix(".log"))
         reported[worker] |= {line.split()[1] for line in log.read_text().splitlines()
                              if line.startswith("cpus ")}

@@ -7,6 +7,7 @@ Running the same command again into the same --out goes on where it stopped
 from __future__ import annotations
 
 import argparse
+import contextlib
 import math
 import os
 import secrets
@@ -42,8 +43,7 @@ from arena.referee.preflight import build_all, handshake_all
 from arena.site.build import SITE, build_site, refreshing
 from arena.tournament import report as reports
 from arena.tournament.ratings import GameResult, fit_ratings
-from arena.tournament.runner import Progress, RunPlan, run_games
-from arena.tournament.schedule import make_schedule
+from arena.tournament.runner import Coordinator, Progress, run_games
 from arena.tournament.store import (
     FORMAT,
     GAMES,
@@ -58,6 +58,9 @@ from arena.tournament.store import (
     read_meta,
     write_meta,
 )
+from arena.tournament.transport import InProcess, LocalWorkers
+from arena.tournament.units import DEFAULT_KEEP, make_units
+from arena.tournament.worker import RunContext, merge_starts, starts_summary
 
 DEFAULT_GAMES = 100
 
@@ -71,10 +74,14 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--players", type=int, default=2, metavar="K",
                    help="seats per table, 2 to 8 (default: %(default)s)")
     p.add_argument("--gauntlet", metavar="BOT", help="play only this bot against each other bot")
-    p.add_argument("--concurrency", type=int, default=os.cpu_count() or 1, metavar="C",
-                   help="games at once (default: the number of CPUs, %(default)s)")
+    p.add_argument("--workers", type=int, default=os.cpu_count() or 1, metavar="N",
+                   help="referee processes playing games (default: the number of CPUs, "
+                        "%(default)s); 0 plays in this process")
+    p.add_argument("--concurrency", type=int, default=1, metavar="C",
+                   help="games at once in each worker (default: %(default)s); raise it for "
+                        "bots that think slowly")
     p.add_argument("--affinity", action="store_true",
-                   help="pin the bots of each of the C concurrent games to a CPU of their "
+                   help="pin the bots of each of the N x C game slots to a CPU of their "
                         "own (game slot w on the w-th CPU arena may use, wrapping around), so "
                         "that busy bots of games played at once do not share a CPU; "
                         "multi-threaded bots (JVM, Go, ...) lose their other CPUs. Linux only")
@@ -124,6 +131,8 @@ def _options(args: argparse.Namespace) -> dict[str, Any]:
         raise UserError(f"--games {games}: give at least 1")
     if args.concurrency < 1:
         raise UserError(f"--concurrency {args.concurrency}: give at least 1")
+    if args.workers < 0:
+        raise UserError(f"--workers {args.workers}: give 0 (this process) or more")
     return {"seed": args.seed, "players": args.players, "games": games,
             "gauntlet": args.gauntlet, "variant": args.variant, "turn_limit": args.turn_limit,
             "plain_deal": args.plain_deal, "limits": attrs.asdict(limits),
@@ -200,10 +209,12 @@ def run(args: argparse.Namespace) -> int:
         store.lock()  # before the builds: a run going on there is refused before they start
     try:
         proc_options = process_options(options["resources"])  # --sandbox checked before builds
+        workers = getattr(args, "workers", 0)
         concurrency = getattr(args, "concurrency", 1)
+        slots = max(1, workers) * concurrency  # games at once
         allow_broken = getattr(args, "allow_broken", False)
         specs, refusals = run_trio(partial(build_all, prepare_bots(bot_args, build=False),
-                                           concurrency=concurrency, say=_say,
+                                           concurrency=slots, say=_say,
                                            sandbox=proc_options["sandbox"],
                                            network=args.build_network))
         names = [spec.name for spec in specs]
@@ -258,21 +269,24 @@ def run(args: argparse.Namespace) -> int:
                     # finished: set when this run ends; until then the last run's
                     "started": (meta or {}).get("started") or _now(),
                     "finished": (meta or {}).get("finished")}
+        if meta is not None and "process_starts" in meta:  # counted over every session
+            meta_out["process_starts"] = meta["process_starts"]
 
         limits = codec.Limits.from_json(options["limits"])  # checked: by argparse or read_meta
         config = GameConfig(options["players"], options["variant"],
                             False if options["plain_deal"] else None, options["turn_limit"])
         try:
-            groups = make_schedule(names, players=options["players"], games=options["games"],
-                                   seed=options["seed"], gauntlet=options["gauntlet"])
+            plan = make_units(names, players=options["players"], games=options["games"],
+                              seed=options["seed"], gauntlet=options["gauntlet"],
+                              keep=DEFAULT_KEEP, slots=slots)
         except ValueError as exc:
             raise UserError(f"arena run: {exc}") from None
-        total = sum(len(group.order) for group in groups)
-        scheduled = {(g.group_key, g.index) for group in groups for g in group.games}
+        total = plan.total
         # Only the keys are kept: a resumed run must not hold every old game in memory.
         done_keys = {(g["group"], g["index"]) for g in read_games(store.games_path, bots=names)
                      if not set(replay) & set(g["seats"])}
-        if not refusals and meta == meta_out and scheduled <= done_keys:
+        already = plan.count_scheduled(done_keys)
+        if not refusals and meta == meta_out and already == total:
             # Nothing to play: print the standings, write nothing.
             print(f"{folder}: {total} games ({total} already played), seed {options['seed']}, "
                   f"{len(names)} bots: nothing to play", file=sys.stderr)
@@ -280,41 +294,65 @@ def run(args: argparse.Namespace) -> int:
             if (folder / SITE / "index.html").exists():
                 print(folder / SITE / "index.html")  # as after a run, written then
             return 0
-        if scheduled - done_keys:
+        if already < total:
             unbuilt = {refusal.bot for refusal in refusals}
             refusals += run_trio(partial(
                 handshake_all, [s for s in specs if s.name not in unbuilt], limits=limits,
-                logs=folder / LOGS, scratch=folder / "scratch", concurrency=concurrency,
+                logs=folder / LOGS, scratch=folder / "scratch", concurrency=slots,
                 process_options=proc_options))
         if refusals:
             lines = [refusal.problem for refusal in refusals]
             them, their = ("it", "its") if len(refusals) == 1 else ("them", "their")
-            logs = (f"; {their} start-up logs are in {folder / LOGS}" if scheduled - done_keys
+            logs = (f"; {their} start-up logs are in {folder / LOGS}" if already < total
                     else "")
             if not allow_broken:
                 raise UserError("\n".join([*lines, f"arena run: {_bots(len(refusals))} of "
-                                            f"{len(specs)} cannot play, so no game was played; "
-                                            f"fix {them}, or pass --allow-broken to play anyway "
-                                            f"({their} games are forfeits){logs}"]))
+                                             f"{len(specs)} cannot play, so no game was played; "
+                                             f"fix {them}, or pass --allow-broken to play anyway "
+                                             f"({their} games are forfeits){logs}"]))
             for line in lines:
                 print(f"arena: warning: {line}", file=sys.stderr)
         if replay:
             print(f"playing again the games of {', '.join(replay)}: "
                   f"{store.rewrite_without(replay)} games dropped", file=sys.stderr)
         store.open(meta_out)
-        progress = Progress(total, len(done_keys & scheduled))
-        plan = RunPlan(tuple(specs), config, limits, concurrency,
-                       process_options=proc_options, cpus=cpus)
+        context = RunContext(tuple(specs), config, limits, options["seed"],
+                             process_options=proc_options, cpus=cpus,
+                             logs=folder / LOGS, scratch=folder / "scratch")
+        progress = Progress(total, already)
         print(f"{folder}: {total} games ({progress.done} already played), "
               f"seed {options['seed']}, {len(names)} bots", file=sys.stderr)
+        coordinator = Coordinator(plan, done_keys, store, progress)
+        transport = (InProcess(context, concurrency) if workers == 0
+                     else LocalWorkers(context, workers, concurrency))
+
+        def count_starts(finished: bool) -> None:
+            """The bot processes started, added to those of earlier sessions."""
+            starts = dict(meta_out.get("process_starts", {}).get("bots", {}))
+            merge_starts(starts, coordinator.starts)
+            final = {**meta_out, "process_starts": {**starts_summary(starts), "bots": starts}}
+            if finished:
+                final["finished"] = _now()
+            try:
+                write_meta(folder, final)
+            except OSError as exc:
+                raise disk_error(exc) from None
+
         interrupted = False
         try:
             with refreshing(folder, anchor=anchor):  # the site, live while games are played
-                run_trio(run_games, plan, groups, done_keys, store, progress)
+                run_trio(run_games, coordinator, transport)
         except KeyboardInterrupt:
             interrupted = True
-        if not interrupted:
-            write_meta(folder, {**meta_out, "finished": _now()})
+        except BaseException:
+            with contextlib.suppress(UserError):  # the first failure is the one to tell
+                count_starts(finished=False)
+            raise
+        count_starts(finished=not interrupted)
+        summary = starts_summary(coordinator.starts)
+        print(f"bot processes started: {summary['total']} ({summary['new']} new, "
+              f"{summary['again']} again after making room, {summary['fault']} after a fault)",
+              file=sys.stderr)
         _report(folder, names, anchor)  # under the lock: the standings of these games
         print(build_site(folder, anchor=anchor))  # the last line: the site's index page
         if interrupted:

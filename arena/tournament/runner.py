@@ -1,10 +1,12 @@
-"""Plays a tournament's games with bot processes, several at a time (trio).
+"""The coordinator: hands work units to game slots and stores what comes back.
 
-Workers take deal groups from a channel and play their games one after the
-other; each worker keeps its own processes of the bots it met last (an LRU
-of ``keep`` bots), so processes are reused from game to game and restarted
-only after a fault.  Process starts are throttled across workers.  Every
-finished game goes straight to the store; results never wait in memory.
+It is the only writer of the results folder.  Each slot asks for its next
+unit (see units.Dispatcher: the lane it is in, for locality); the transport
+plays it (in-process, in local worker processes, or on a Dask cluster) and
+returns its games, which are stored as they arrive.  A unit's results are
+accepted once, and a game already in games.jsonl is never stored again, so
+a unit played twice (its worker died after finishing, Dask ran it twice) is
+counted once.  A unit whose worker died is played again by another slot.
 """
 
 from __future__ import annotations
@@ -12,55 +14,17 @@ from __future__ import annotations
 import math
 import sys
 import time
-from collections import OrderedDict
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable
 from typing import Any, TextIO
 
-import attrs
 import trio
 
-from arena.engine.game import GameConfig
-from arena.protocol import codec
-from arena.referee.bots import BotSpec, file_name
-from arena.referee.lineup import BotHost, open_lineup, start_all
-from arena.referee.match import GameReport, play_game
-from arena.tournament.schedule import DealGroup, ScheduledGame
-from arena.tournament.store import LOGS, Store
+from arena.tournament.store import Store
+from arena.tournament.transport import Transport, WorkerLost
+from arena.tournament.units import Dispatcher, UnitPlan, WorkUnit
+from arena.tournament.worker import UnitResult, game_line, merge_starts
 
-
-@attrs.frozen
-class RunPlan:
-    specs: tuple[BotSpec, ...]
-    config: GameConfig  # players, variant, draft, turn limit
-    limits: codec.Limits
-    concurrency: int
-    keep: int = 8  # bot processes a worker keeps alive between games
-    process_options: dict[str, Any] = attrs.field(factory=dict)
-    # --affinity: worker w runs its bots on CPU cpus[w % len(cpus)]; () leaves them free.
-    cpus: tuple[int, ...] = ()
-
-    def worker_options(self, wid: int) -> dict[str, Any]:
-        """The ``open_bot_process`` options of worker ``wid``'s bots."""
-        if not self.cpus:
-            return self.process_options
-        return {**self.process_options, "cpus": frozenset({self.cpus[wid % len(self.cpus)]})}
-
-
-def game_line(game: ScheduledGame, report: GameReport) -> dict[str, Any]:
-    """The games.jsonl line of a finished game."""
-    result = report.result
-    return {
-        "group": game.group_key,
-        "index": game.index,
-        "seats": list(game.seats),
-        "seed": game.seed,
-        "placements": result["placements"],
-        "turns": result["turns"],
-        "end": result["reason"],
-        "faults": [f.to_json() if f else None for f in report.faults],
-        "duration": round(report.duration, 4),
-        "decision_ms": report.record.referee.get("decision_ms"),
-    }
+__all__ = ["Coordinator", "Progress", "game_line", "run_games"]
 
 
 class Progress:
@@ -81,6 +45,10 @@ class Progress:
         self.tty = self.out.isatty()
         self.points: dict[str, float] = {}
         self.played: dict[str, int] = {}
+
+    def restart(self) -> None:
+        """Start the clock (again) now."""
+        self.started = self.last = self.clock()
 
     def add(self, line: dict[str, Any]) -> None:
         self.done += 1
@@ -130,65 +98,102 @@ def _duration(seconds: float) -> str:
     return f"{seconds}s"
 
 
-async def run_games(plan: RunPlan, groups: Sequence[DealGroup], done: Iterable[tuple[str, int]],
-                    store: Store, progress: Progress | None) -> int:
-    """Play every game of ``groups`` not in ``done``; the number played."""
-    finished = set(done)
-    todo = [[g for g in group.games if (g.group_key, g.index) not in finished]
-            for group in groups]
-    todo = [games for games in todo if games]
-    specs = {spec.name: spec for spec in plan.specs}
-    limiter = trio.CapacityLimiter(max(1, plan.concurrency))
-    played = 0
-    send, receive = trio.open_memory_channel[list[ScheduledGame]](0)
-    results_send, results_receive = trio.open_memory_channel[
-        tuple[ScheduledGame, GameReport, str]](plan.concurrency)
+class Coordinator:
+    """Which units are left, and the results accepted so far."""
 
-    async def feed() -> None:
+    def __init__(self, plan: UnitPlan, done: set[tuple[str, int]], store: Store,
+                 progress: Progress | None) -> None:
+        self.dispatcher = Dispatcher(plan.units)
+        self.done = done  # (group, index) of every game stored
+        self.store = store
+        self.progress = progress
+        self.accepted: set[int] = set()
+        self.starts: dict[str, dict[str, int]] = {}
+        self.played = 0
+        self.lost = 0  # units given back after their worker died
+        self.in_flight = 0
+        self._changed = trio.Event()
+
+    def notify(self) -> None:
+        self._changed.set()
+        self._changed = trio.Event()
+
+    async def wait_for_change(self) -> None:
+        """Until a unit comes back or is given back."""
+        await self._changed.wait()
+
+    def next_unit(self, slot: object) -> tuple[WorkUnit, frozenset[tuple[str, int]]] | None:
+        """The next unit for ``slot`` and its games already played, or None."""
+        while (unit := self.dispatcher.take(slot)) is not None:
+            if unit.id in self.accepted:
+                continue
+            if not self.done:
+                return unit, frozenset()
+            skip = frozenset(key for key in unit.game_keys() if key in self.done)
+            if len(skip) < unit.games:
+                return unit, skip
+        return None
+
+    def accept(self, result: UnitResult) -> None:
+        """Store a unit's games, once: a unit or game seen before adds nothing."""
+        if result.unit in self.accepted:
+            return
+        self.accepted.add(result.unit)
+        merge_starts(self.starts, result.starts)
+        for line, record in result.games:
+            key = (line["group"], line["index"])
+            if key in self.done:
+                continue
+            self.store.append(line, record)
+            self.done.add(key)
+            self.played += 1
+            if self.progress is not None:
+                self.progress.add(line)
+
+    def give_back(self, slot: object, unit: WorkUnit) -> None:
+        self.lost += 1
+        self.dispatcher.give_back(unit)
+        self.dispatcher.leave(slot)
+
+
+async def run_games(coordinator: Coordinator, transport: Transport) -> int:
+    """Play every unit left through ``transport``; the number of games stored."""
+    # Results are stored by one task of their own, so a slot asks for its next
+    # unit at once instead of waiting while the last one's games are written.
+    send, receive = trio.open_memory_channel[UnitResult](math.inf)
+
+    async def drive(slot: int, results: trio.MemorySendChannel[UnitResult]) -> None:
+        async with results:
+            while True:
+                job = coordinator.next_unit(slot)
+                if job is None:
+                    if coordinator.in_flight == 0:
+                        return
+                    await coordinator.wait_for_change()  # a lost unit may come back
+                    continue
+                unit, skip = job
+                coordinator.in_flight += 1
+                try:
+                    result = await transport.play(slot, unit, skip)
+                except WorkerLost as exc:
+                    print(f"arena: {exc}; its unit is played again", file=sys.stderr)
+                    coordinator.give_back(slot, unit)
+                else:
+                    results.send_nowait(result)
+                finally:
+                    coordinator.in_flight -= 1
+                    coordinator.notify()
+
+    async def store() -> None:
+        async with receive:
+            async for result in receive:
+                coordinator.accept(result)
+
+    async with transport, trio.open_nursery() as nursery:
+        if coordinator.progress is not None:
+            coordinator.progress.restart()  # the rate counts play, not starting workers
+        nursery.start_soon(store)
         async with send:
-            for games in todo:
-                await send.send(games)
-
-    async def worker(wid: int, receive: trio.MemoryReceiveChannel[list[ScheduledGame]],
-                     results: trio.MemorySendChannel[tuple[ScheduledGame, GameReport, str]],
-                     ) -> None:
-        hosts: OrderedDict[str, BotHost] = OrderedDict()
-        async with open_lineup(limits=plan.limits, start_limiter=limiter,
-                               process_options=plan.worker_options(wid)) as lineup:
-
-            def host(name: str) -> BotHost:
-                found = hosts.pop(name, None)
-                if found is None:
-                    found = lineup.host(
-                        specs[name],
-                        scratch_dir=store.folder / "scratch" / f"{file_name(name)}.w{wid}",
-                        log_path=store.folder / LOGS / f"{file_name(name)}.w{wid}.log")
-                hosts[name] = found  # most recently used last
-                return found
-
-            async with receive, results:
-                async for games in receive:
-                    for game in games:
-                        table = [host(name) for name in game.seats]
-                        while len(hosts) > max(plan.keep, len(table)):
-                            await lineup.release(hosts.popitem(last=False)[1])
-                        seats = await start_all(table)
-                        record = store.reserve()
-                        report = await play_game(seats, plan.config, game.seed, plan.limits,
-                                                 record_name=record)
-                        await results.send((game, report, record))
-
-    async with trio.open_nursery() as nursery:
-        nursery.start_soon(feed)
-        async with results_send:
-            for wid in range(max(1, min(plan.concurrency, len(todo)))):
-                nursery.start_soon(worker, wid, receive.clone(), results_send.clone())
-        await receive.aclose()
-        async with results_receive:
-            async for game, report, record in results_receive:
-                line = game_line(game, report)
-                store.append(line, report.record, record)
-                played += 1
-                if progress is not None:
-                    progress.add(line)
-    return played
+            for slot in transport.slots:
+                nursery.start_soon(drive, slot, send.clone())
+    return coordinator.played

@@ -266,16 +266,21 @@ class Store:
         self._count += 1
         return f"{RECORDS}/{self._count:06d}.json.gz"
 
-    def append(self, game: dict[str, Any], record: GameRecord, name: str | None = None) -> None:
+    def append(self, game: dict[str, Any], record: GameRecord | bytes,
+               name: str | None = None) -> None:
         """Store one finished game: its record first (whole, as ``name`` from
-        ``reserve``), then its line (synced).
+        ``reserve``; a GameRecord, or the gzipped bytes a worker made of it), then
+        its line (synced).
 
         A write cut short leaves at most a torn last line, which a resume drops.
         """
         assert self._games_fd is not None
         name = name or self.reserve()
         try:
-            save(record, self.folder / name)
+            if isinstance(record, bytes):
+                write_whole(self.folder / name, record)
+            else:
+                save(record, self.folder / name)
         except OSError as exc:
             raise disk_error(exc) from None
         game["record"] = name

@@ -1,0 +1,95 @@
+"""`arena run --workers N`: worker processes play units, the coordinator stores them.
+
+The same seed gives the same games at any N; a worker killed with kill -9
+mid-run has its unit played again, and nothing is lost or stored twice.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+from test_tournament import (
+    DEADLINE,
+    GAMES,
+    TOURNAMENT,
+    complete_lines,
+    copy_bots,
+    cores,
+    games,
+    keys,
+    run_ok,
+    wait_until,
+)
+
+WORKER_MARKER = b"arena.tournament.transport"
+
+
+def worker_pids(parent: int) -> list[int]:
+    """Pids of the worker processes of coordinator ``parent`` (its children only:
+    other runs on the machine have workers too)."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            stat = Path("/proc", entry, "stat").read_text()
+            cmdline = Path("/proc", entry, "cmdline").read_bytes()
+        except OSError:
+            continue
+        ppid = int(stat.rpartition(")")[2].split()[1])
+        if ppid == parent and WORKER_MARKER in cmdline:
+            found.append(int(entry))
+    return found
+
+
+def test_same_games_whatever_the_number_of_workers(capsys, tmp_path: Path) -> None:
+    three = copy_bots(tmp_path / "bots", "alpha", "beta", "gamma")
+    runs = {}
+    for workers in (0, 1, 2):
+        out = tmp_path / f"w{workers}"
+        err = run_ok(capsys, out, three, "--games", 10, "--seed", 7, "--workers", workers)
+        assert "bot processes started: " in err
+        runs[workers] = games(out)
+    assert len(runs[0]) == 30 and len(set(keys(runs[0]))) == 30
+    assert cores(runs[0]) == cores(runs[1]) == cores(runs[2])
+    meta = json.loads((tmp_path / "w2" / TOURNAMENT).read_text())
+    starts = meta["process_starts"]
+    # Every bot started at least once; a slot keeps up to 16, so never twice for a reason
+    # other than a fault (there are none).
+    assert starts["fault"] == starts["again"] == 0
+    assert 3 <= starts["total"] == starts["new"] <= 3 * 2 * 2  # bots x slots
+    assert set(starts["bots"]) == {"alpha", "beta", "gamma"}
+
+
+def test_a_worker_killed_mid_run_has_its_unit_played_again(capsys, tmp_path: Path) -> None:
+    two = copy_bots(tmp_path / "bots", "alpha", "beta")
+    out = tmp_path / "out"
+    argv = ["run", *two, "--games", "300", "--seed", "5", "--workers", "2", "--out", str(out)]
+    with open(tmp_path / "stderr.txt", "wb") as log:
+        proc = subprocess.Popen([sys.executable, "-m", "arena", *argv], cwd=tmp_path,
+                                stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                stderr=log, start_new_session=True)
+        try:
+            wait_until(lambda: len(worker_pids(proc.pid)) == 2, "two workers", proc)
+            wait_until(lambda: complete_lines(out / GAMES) >= 10, "10 games played", proc)
+            victim = worker_pids(proc.pid)[0]
+            os.kill(victim, signal.SIGKILL)
+            proc.wait(timeout=DEADLINE)
+        finally:
+            if proc.poll() is None:
+                os.killpg(proc.pid, signal.SIGKILL)
+                proc.wait()
+    err = (tmp_path / "stderr.txt").read_text()
+    assert proc.returncode == 0, err
+    assert f"worker process {victim} ended" in err and "played again" in err
+    played = games(out)
+    assert len(played) == 300
+    assert len(set(keys(played))) == 300, "a game was stored twice"
+    assert len({g["record"] for g in played}) == 300
+    run_ok(capsys, tmp_path / "whole", two, "--games", 300, "--seed", 5, "--workers", 0)
+    assert cores(played) == cores(games(tmp_path / "whole"))
