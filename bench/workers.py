@@ -116,11 +116,11 @@ def two_workers(fast: Path, scratch: Path, games: int, rounds: int) -> dict[str,
 
 
 def dask_workers(fast: Path, scratch: Path, games: int, rounds: int) -> dict[str, Any]:
-    from arena.tournament.cluster import local_test_cluster
+    from arena.tournament.cluster import local_cluster
 
     def run(n: int) -> Any:
         def one(tag: str) -> dict[str, Any]:
-            with local_test_cluster(n) as address:
+            with local_cluster(n, scratch=scratch) as (address, _):
                 return arena_run([fast, fast], scratch / f"dask{n}-{tag}", "--games",
                                  str(games), "--cluster", address)
         return one

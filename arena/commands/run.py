@@ -58,11 +58,12 @@ from arena.tournament.store import (
     read_meta,
     write_meta,
 )
-from arena.tournament.transport import InProcess, LocalWorkers
+from arena.tournament.transport import InProcess, LocalWorkers, Transport
 from arena.tournament.units import DEFAULT_KEEP, make_units
 from arena.tournament.worker import RunContext, merge_starts, starts_summary
 
 DEFAULT_GAMES = 100
+CLUSTER_SLOTS = 16  # how many slots a cluster's units are cut for
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -77,6 +78,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--workers", type=int, default=os.cpu_count() or 1, metavar="N",
                    help="referee processes playing games (default: the number of CPUs, "
                         "%(default)s); 0 plays in this process")
+    p.add_argument("--cluster", metavar="ADDRESS",
+                   help="play on a Dask cluster, e.g. tcp://scheduler-host:8786, instead of "
+                        "local workers (pip install 'arena[dask]'; see the README)")
     p.add_argument("--concurrency", type=int, default=1, metavar="C",
                    help="games at once in each worker (default: %(default)s); raise it for "
                         "bots that think slowly")
@@ -211,7 +215,10 @@ def run(args: argparse.Namespace) -> int:
         proc_options = process_options(options["resources"])  # --sandbox checked before builds
         workers = getattr(args, "workers", 0)
         concurrency = getattr(args, "concurrency", 1)
-        slots = max(1, workers) * concurrency  # games at once
+        cluster = getattr(args, "cluster", None)
+        if cluster and cpus:
+            raise UserError("--affinity pins local workers' bots; with --cluster, give it up")
+        slots = max(1, workers) * concurrency  # games at once (here)
         allow_broken = getattr(args, "allow_broken", False)
         specs, refusals = run_trio(partial(build_all, prepare_bots(bot_args, build=False),
                                            concurrency=slots, say=_say,
@@ -276,9 +283,10 @@ def run(args: argparse.Namespace) -> int:
         config = GameConfig(options["players"], options["variant"],
                             False if options["plain_deal"] else None, options["turn_limit"])
         try:
+            # On a cluster the slots are known once connected: a guess cuts the units.
             plan = make_units(names, players=options["players"], games=options["games"],
                               seed=options["seed"], gauntlet=options["gauntlet"],
-                              keep=DEFAULT_KEEP, slots=slots)
+                              keep=DEFAULT_KEEP, slots=CLUSTER_SLOTS if cluster else slots)
         except ValueError as exc:
             raise UserError(f"arena run: {exc}") from None
         total = plan.total
@@ -312,19 +320,34 @@ def run(args: argparse.Namespace) -> int:
                                              f"({their} games are forfeits){logs}"]))
             for line in lines:
                 print(f"arena: warning: {line}", file=sys.stderr)
-        if replay:
-            print(f"playing again the games of {', '.join(replay)}: "
-                  f"{store.rewrite_without(replay)} games dropped", file=sys.stderr)
-        store.open(meta_out)
         context = RunContext(tuple(specs), config, limits, options["seed"],
                              process_options=proc_options, cpus=cpus,
                              logs=folder / LOGS, scratch=folder / "scratch")
+        transport: Transport
+        if cluster:
+            from arena.tournament.cluster import DaskCluster, run_id
+
+            hashes = {bot["name"]: bot["hash"] for bot in bots}
+            transport = DaskCluster(cluster, context, specs, hashes,
+                                    run_id(folder, options["seed"], hashes))
+            transport.connect()  # before anything is written: an unreachable one is one line
+        elif workers == 0:
+            transport = InProcess(context, concurrency)
+        else:
+            transport = LocalWorkers(context, workers, concurrency)
+        try:
+            if replay:
+                print(f"playing again the games of {', '.join(replay)}: "
+                      f"{store.rewrite_without(replay)} games dropped", file=sys.stderr)
+            store.open(meta_out)
+        except BaseException:
+            if cluster:
+                transport.close()  # type: ignore[attr-defined]
+            raise
         progress = Progress(total, already)
         print(f"{folder}: {total} games ({progress.done} already played), "
               f"seed {options['seed']}, {len(names)} bots", file=sys.stderr)
         coordinator = Coordinator(plan, done_keys, store, progress)
-        transport = (InProcess(context, concurrency) if workers == 0
-                     else LocalWorkers(context, workers, concurrency))
 
         def count_starts(finished: bool) -> None:
             """The bot processes started, added to those of earlier sessions."""

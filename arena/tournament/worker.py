@@ -104,6 +104,10 @@ class GameSlot:
         self._specs = {spec.name: spec for spec in context.specs}
         self._hosts: OrderedDict[str, BotHost] = OrderedDict()  # most recently used last
         self._met: set[str] = set()
+        self.closed = trio.Event()  # set: whoever holds the slot open ends its bots
+
+    async def close(self) -> None:
+        self.closed.set()
 
     @property
     def bots(self) -> frozenset[str]:
