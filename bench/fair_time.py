@@ -82,7 +82,8 @@ def main(argv: list[str] | None = None) -> int:
         out = args.keep or Path(tmp) / "fair"
         argv = [sys.executable, "-m", "arena", "run", str(prompt), *[str(busy)] * args.busy,
                 "--gauntlet", "prompt", "--games", str(per_table),
-                "--concurrency", str(args.concurrency), "--seed", str(args.seed),
+                "--workers", "0", "--concurrency", str(args.concurrency),
+                "--seed", str(args.seed),
                 "--decision-time", str(DECISION_MS / 1000), "--time-bank", "0",
                 "--out", str(out)]
         print(f"{args.busy * per_table:,} games at concurrency {args.concurrency}...",

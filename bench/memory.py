@@ -51,8 +51,8 @@ HOSTILE = ROOT / "tests" / "hostile"
 EXAMPLES = ROOT / "example_bots"
 DEFAULT_JSON = HERE / "out" / "memory.json"
 GOOD = ("random", "honest")
-OPTIONS = ("--seed", "1", "--concurrency", "2", "--decision-time", "0.5", "--time-bank", "1",
-           "--startup-time", "3", "--memory-mb", "200")
+OPTIONS = ("--seed", "1", "--workers", "0", "--concurrency", "2", "--decision-time", "0.5",
+           "--time-bank", "1", "--startup-time", "3", "--memory-mb", "200")
 # The hostile bots that misbehave in a tournament (stubborn and the cheats play by
 # the rules; the cheats need --sandbox or a port to be interesting).
 HOSTILE_BOTS = ("hang", "late", "close_stdout", "deaf", "escape", "crash_start", "crash_mid",

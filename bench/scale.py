@@ -3,9 +3,11 @@
 * **Rating fit**: ``arena.tournament.ratings.fit_ratings`` on 100 bots and
   100,000 heads-up games drawn from known Elo ratings (the generator of
   bench/ratings.py), best of 3.  Target: under 2 s.
-* **Schedules**: ``arena.tournament.schedule.make_schedule`` for 1,000 bots:
-  a heads-up round robin (499,500 deal groups) and 4-player tables (the
-  seeded balanced design), best of 3.
+* **Schedules**: for 1,000 bots, a heads-up round robin (499,500 deal groups)
+  and 4-player tables (the seeded balanced design), best of 3: the work units
+  ``arena run`` makes (``arena.tournament.units.make_units``: tables, cut for
+  locality) and the whole list of deal groups
+  (``arena.tournament.schedule.make_schedule``).  Target: under 1 s.
 * **Referee memory**: ``arena run`` as a subprocess playing 20,000 heads-up games
   between two copies of ``fast`` (a C bot answering at once), its resident set
   (VmRSS of the referee process alone, not its bots) read from
@@ -39,6 +41,7 @@ from tabulate import tabulate
 
 from arena.tournament.ratings import fit_ratings
 from arena.tournament.schedule import make_schedule
+from arena.tournament.units import make_units
 
 try:  # run as a script (python bench/scale.py) or as a module
     import ratings as bench_ratings
@@ -84,6 +87,17 @@ def measure_schedule(bots: int, players: int, repeat: int) -> dict[str, Any]:
             "games": sum(len(g.order) for g in groups)}
 
 
+def measure_units(bots: int, players: int, repeat: int) -> dict[str, Any]:
+    """What arena run makes: the tables cut into work units (deal groups are made
+    by the workers as they play)."""
+    names = [f"bot{k:04d}" for k in range(bots)]
+    seconds, plan = best_of(repeat, lambda: make_units(names, players=players, games=players,
+                                                       seed=1, slots=os.cpu_count() or 1))
+    return {"what": f"make_units, {bots:,} bots, {players} players, one deal per table",
+            "seconds": round(seconds, 3), "deal_groups": len(plan.tables) * plan.deals,
+            "games": plan.total, "units": len(plan.units)}
+
+
 def _status(pid: int) -> dict[str, int]:
     """VmRSS and VmHWM of a process in kB (empty once it has ended)."""
     values = {}
@@ -123,6 +137,7 @@ def measure_memory(fast: Path, games: int, concurrency: int, seed: int) -> dict[
         out = Path(tmp) / "scale"
         argv = [sys.executable, "-m", "arena", "run", str(fast), str(fast),
                 "--games", str(games), "--concurrency", str(concurrency),
+                "--workers", "0",  # the referee in this one process, whose memory is read
                 "--seed", str(seed), "--out", str(out)]
         counter = LineCounter(out / "games.jsonl")
         samples: list[dict[str, float]] = []
@@ -189,7 +204,8 @@ def main(argv: list[str] | None = None) -> int:
     busy_before = common.machine_state(args)
     with common.OthersLoad() as others:
         fit = measure_fit(args.fit_bots, args.fit_games, args.seed, args.repeat)
-        schedules = [measure_schedule(args.schedule_bots, k, args.repeat) for k in (2, 4)]
+        schedules = [measure(args.schedule_bots, k, args.repeat)
+                     for measure in (measure_units, measure_schedule) for k in (2, 4)]
         memory = measure_memory(fast, args.games, args.concurrency, args.seed)
 
     print()

@@ -151,7 +151,10 @@ def arena_run(mode: str, bots: list[Path], *, games: int, players: int, concurre
               scratch: Path, label: str, affinity: bool = False) -> dict[str, Any]:
     out = scratch / label
     argv = ["run", *map(str, bots), "--games", str(games), "--players", str(players),
-            "--concurrency", str(concurrency), "--seed", "1", "--out", str(out)]
+            "--concurrency", str(concurrency), "--seed", "1", "--out", str(out),
+            # One referee process: FreshBotHost is patched into this one, and
+            # --concurrency keeps meaning games at once in all.
+            "--workers", "0"]
     if affinity:
         argv.append("--affinity")
     start = time.perf_counter()
