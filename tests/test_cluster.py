@@ -7,6 +7,7 @@ cluster of its own.
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import socket
@@ -22,6 +23,7 @@ pytest.importorskip("distributed")
 from test_tournament import (  # noqa: E402
     DEADLINE,
     GAMES,
+    TOURNAMENT,
     arena,
     complete_lines,
     copy_bots,
@@ -46,11 +48,31 @@ def worker_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture(scope="module")
-def address(tmp_path_factory: pytest.TempPathFactory, worker_home: Path) -> str:
+def worker_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """$ARENA_CACHE of the workers: their bots, and the runs' logs and scratch."""
+    return tmp_path_factory.mktemp("worker-cache")
+
+
+@pytest.fixture(scope="module")
+def address(tmp_path_factory: pytest.TempPathFactory, worker_home: Path,
+            worker_cache: Path) -> str:
     scratch = tmp_path_factory.mktemp("cluster")
-    with cluster.local_cluster(2, env={"HOME": str(worker_home)},
-                               scratch=scratch) as (found, _):
+    env = {"HOME": str(worker_home), cluster.CACHE_ENV: str(worker_cache)}
+    with cluster.local_cluster(2, env=env, scratch=scratch) as (found, _):
         yield found
+
+
+@pytest.fixture
+def bwrap_works() -> None:
+    """Skip where bubblewrap cannot run; fail instead if ARENA_TEST_SANDBOX=require (CI)."""
+    from arena.referee.sandbox import SandboxUnavailable, check_sandbox
+
+    try:
+        check_sandbox()
+    except SandboxUnavailable as exc:
+        if os.environ.get("ARENA_TEST_SANDBOX") == "require":
+            pytest.fail(str(exc))
+        pytest.skip(str(exc))
 
 
 def start_run(tmp_path: Path, argv: list[str]) -> subprocess.Popen:
@@ -122,7 +144,7 @@ def test_a_worker_killed_mid_run_loses_and_doubles_nothing(capsys, tmp_path) -> 
     two = copy_bots(tmp_path / "bots", "alpha", "beta")
     out = tmp_path / "out"
     with cluster.local_cluster(2, scratch=tmp_path) as (address, workers):
-        argv = ["run", *two, "--games", "300", "--seed", "5", "--cluster", address,
+        argv = ["run", *two, "--games", "100", "--seed", "5", "--cluster", address,
                 "--out", str(out)]
         proc = start_run(tmp_path, argv)
         try:
@@ -134,16 +156,16 @@ def test_a_worker_killed_mid_run_loses_and_doubles_nothing(capsys, tmp_path) -> 
     err = (tmp_path / "stderr.txt").read_text()
     assert proc.returncode == 0, err
     played = games(out)
-    assert len(played) == 300
-    assert len(set(keys(played))) == 300, "a game was stored twice"
-    run_ok(capsys, tmp_path / "whole", two, "--games", 300, "--seed", 5, "--workers", 0)
+    assert len(played) == 100
+    assert len(set(keys(played))) == 100, "a game was stored twice"
+    run_ok(capsys, tmp_path / "whole", two, "--games", 100, "--seed", 5, "--workers", 0)
     assert cores(played) == cores(games(tmp_path / "whole"))
 
 
 def test_a_killed_coordinator_resumes_against_the_cluster(capsys, address, tmp_path) -> None:
     two = copy_bots(tmp_path / "bots", "alpha", "beta")
     out = tmp_path / "out"
-    argv = ["run", *two, "--games", "200", "--seed", "9", "--cluster", address,
+    argv = ["run", *two, "--games", "100", "--seed", "9", "--cluster", address,
             "--out", str(out)]
     proc = start_run(tmp_path, argv)
     try:
@@ -152,11 +174,40 @@ def test_a_killed_coordinator_resumes_against_the_cluster(capsys, address, tmp_p
     finally:
         stop(proc)
     assert proc.returncode == -signal.SIGKILL
-    assert 10 <= complete_lines(out / GAMES) < 200, "the run ended before it was killed"
+    assert 10 <= complete_lines(out / GAMES) < 100, "the run ended before it was killed"
     status, _, err = arena(capsys, *argv)
     assert status == 0, err
     resumed = games(out)
-    assert len(resumed) == 200
-    assert len(set(keys(resumed))) == 200, "a game was stored twice"
-    run_ok(capsys, tmp_path / "whole", two, "--games", 200, "--seed", 9, "--workers", 0)
+    assert len(resumed) == 100
+    assert len(set(keys(resumed))) == 100, "a game was stored twice"
+    run_ok(capsys, tmp_path / "whole", two, "--games", 100, "--seed", 9, "--workers", 0)
     assert cores(resumed) == cores(games(tmp_path / "whole"))
+
+
+def test_limits_and_the_sandbox_apply_on_the_workers(capsys, bwrap_works, address,
+                                                    worker_cache, tmp_path) -> None:
+    two = copy_bots(tmp_path / "bots", "alpha", "beta")
+    run_ok(capsys, tmp_path / "out", two, "--games", 4, "--seed", 3, "--sandbox",
+           "--memory-mb", 300, "--cluster", address)
+    assert len(games(tmp_path / "out")) == 4
+    # The bots' logs stay on the worker host; each start names its limits and sandbox.
+    meta = json.loads((tmp_path / "out" / TOURNAMENT).read_text())
+    run = cluster.run_id(tmp_path / "out", 3, {b["name"]: b["hash"] for b in meta["bots"]})
+    starts = [line for log in (worker_cache / "runs" / run / "logs").glob("*.log")
+              for line in log.read_text().splitlines() if " started pid " in line]
+    assert starts and all("sandboxed" in line and "memory 300 MB" in line
+                          for line in starts), starts
+
+
+def test_a_worker_without_bubblewrap_refuses_sandboxed_units(capsys, bwrap_works,
+                                                              tmp_path) -> None:
+    two = copy_bots(tmp_path / "bots", "alpha", "beta")
+    env = {"PATH": os.path.dirname(sys.executable)}  # no bwrap there
+    with cluster.local_cluster(1, env=env, scratch=tmp_path) as (address, _):
+        status, _, err = arena(capsys, "run", *two, "--games", 2, "--sandbox",
+                               "--cluster", address, "--out", tmp_path / "out")
+    assert status == 2 and "Traceback" not in err, err
+    last = err.strip().splitlines()[-1]
+    assert last.startswith(f"arena: --cluster: worker host {socket.gethostname()}: "
+                           f"--sandbox needs bubblewrap, but bwrap is not on PATH"), last
+    assert not (tmp_path / "out" / GAMES).read_text()

@@ -391,15 +391,16 @@ def local_cluster(workers: int, *, env: dict[str, str] | None = None,
             _wait_for_workers(address, workers)
             yield address, started
         finally:
+            # Workers first (they end their bots), then the scheduler; whatever has
+            # not ended within a few seconds is killed: this cluster holds no data.
             for proc in reversed(procs):
                 if proc.poll() is None:
                     proc.terminate()
-            for proc in reversed(procs):
-                try:
-                    proc.wait(timeout=10)
-                except subprocess.TimeoutExpired:
-                    proc.kill()
-                    proc.wait()
+                    try:
+                        proc.wait(timeout=3)
+                    except subprocess.TimeoutExpired:
+                        proc.kill()
+                        proc.wait()
 
 
 def _wait_for_address(info: Path, proc: subprocess.Popen, log: Path) -> str:
