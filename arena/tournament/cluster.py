@@ -69,8 +69,10 @@ class BotBundle:
 
 
 def versions() -> tuple[str, str]:
-    """arena's and Python's version here (a worker must match the coordinator)."""
-    return __version__, platform.python_version()
+    """arena's version and Python's major.minor here: a worker must match the
+    coordinator (units, results and the code are pickled between them)."""
+    major, minor, _ = platform.python_version_tuple()
+    return __version__, f"{major}.{minor}"
 
 
 def bundle(spec: BotSpec, digest: str) -> BotBundle:
