@@ -185,9 +185,11 @@ async def run_games(coordinator: Coordinator, transport: Transport) -> int:
                     coordinator.notify()
 
     async def store() -> None:
+        # In a thread: fsyncs must not hold up the slots (nor, with --workers 0,
+        # the games).  One result at a time, so the folder keeps one writer.
         async with receive:
             async for result in receive:
-                coordinator.accept(result)
+                await trio.to_thread.run_sync(coordinator.accept, result)
 
     async with transport, trio.open_nursery() as nursery:
         if coordinator.progress is not None:
