@@ -135,6 +135,7 @@ class _Service:
         self.busy: set[int] = set()  # id() of slots playing now
         self.checked: dict[str, str | None] = {}  # run -> why this worker refuses it
         self.contexts: dict[str, RunContext] = {}  # run -> its context on this host
+        self.opened = 0  # game slots opened so far
         thread = threading.Thread(target=trio.run, args=(self._main,), daemon=True,
                                   name="arena-units")
         thread.start()
@@ -165,11 +166,18 @@ class _Service:
                     unit: WorkUnit) -> GameSlot:
         """The slot this coordinator slot used last here, else the free slot with
         the most of the unit's bots, else a new one."""
+        # Other runs' idle slots end their bots (a run that was interrupted, or
+        # that ended); a slot that is playing a unit is left to finish it.
+        for other in [r for r in self.runs if r != run]:
+            _, slots, last = self.runs[other]
+            for game_slot in [s for s in slots if id(s) not in self.busy]:
+                slots.remove(game_slot)
+                for key in [k for k, v in last.items() if v is game_slot]:
+                    del last[key]
+                await game_slot.close()
+            if not slots:
+                del self.runs[other]
         if run not in self.runs:
-            for old in list(self.runs):  # one run at a time: end the last one's bots
-                _, slots, _ = self.runs.pop(old)
-                for game_slot in slots:
-                    await game_slot.close()
             self.runs[run] = (context, [], {})
         context, slots, last = self.runs[run]
         free = [s for s in slots if id(s) not in self.busy]
@@ -177,7 +185,8 @@ class _Service:
         if chosen is None or id(chosen) in self.busy:
             chosen = max(free, key=lambda s: len(s.bots & unit.bots), default=None)
         if chosen is None:
-            chosen = await self.nursery.start(self._open_slot, context, len(slots))
+            self.opened += 1  # numbers name the bots' logs and scratch: never reused
+            chosen = await self.nursery.start(self._open_slot, context, self.opened)
             slots.append(chosen)
         last[slot] = chosen
         return chosen
