@@ -40,7 +40,9 @@ Order: deal index major, tables minor, so a partial run has every table at
 ``d`` or ``d + 1`` deals.  Heads-up round-robin pairs come in circle-method
 rounds (every bot once per round, bots shuffled by S), so any prefix of a
 deal index gives all bots the same number of games, within one; other table
-lists are shuffled by S.
+lists are shuffled by S.  ``arena run`` plays the same groups in work units
+(units.py): chunks of a few deals, chunk major, and within a chunk the tables
+in an order that lets a worker keep its bots' processes.
 """
 
 from __future__ import annotations
