@@ -7,6 +7,7 @@ cluster of its own.
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import signal
@@ -17,10 +18,7 @@ import time
 from pathlib import Path
 
 import pytest
-
-pytest.importorskip("distributed")
-
-from test_tournament import (  # noqa: E402
+from test_tournament import (
     DEADLINE,
     GAMES,
     TOURNAMENT,
@@ -35,7 +33,13 @@ from test_tournament import (  # noqa: E402
     wait_until,
 )
 
-from arena.tournament import cluster  # noqa: E402
+from arena.tournament import cluster
+
+# Checked without importing it: distributed makes this (pytest's) process much
+# bigger, and test_adversarial reads its subprocesses' peak memory, which on
+# Linux starts from the size of the process that forked them.
+pytestmark = pytest.mark.skipif(importlib.util.find_spec("distributed") is None,
+                                reason="needs distributed: pip install 'arena[dask]'")
 
 
 @pytest.fixture(scope="module")
