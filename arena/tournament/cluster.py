@@ -48,7 +48,7 @@ from arena import __version__
 from arena.errors import UserError
 from arena.referee.bots import BotSpec, BotSpecError, build_bot, resolve_bot
 from arena.tournament.units import WorkUnit
-from arena.tournament.worker import GameSlot, RunContext, UnitResult, open_slots
+from arena.tournament.worker import Assignment, GameSlot, RunContext, UnitResult, open_slots
 
 CONNECT_TIMEOUT: Final = 3.0  # seconds to reach the scheduler
 CACHE_ENV: Final = "ARENA_CACHE"
@@ -148,17 +148,15 @@ class _Service:
             self._ready.set()
             await trio.sleep_forever()
 
-    def play(self, run: str, context: RunContext, slot: int, unit: WorkUnit,
-             skip: frozenset[tuple[str, int]]) -> UnitResult:
-        return trio.from_thread.run(self._play, run, context, slot, unit, skip,
-                                    trio_token=self.token)
+    def play(self, run: str, context: RunContext, slot: int, job: Assignment) -> UnitResult:
+        return trio.from_thread.run(self._play, run, context, slot, job, trio_token=self.token)
 
-    async def _play(self, run: str, context: RunContext, slot: int, unit: WorkUnit,
-                    skip: frozenset[tuple[str, int]]) -> UnitResult:
-        game_slot = await self._slot(run, context, slot, unit)
+    async def _play(self, run: str, context: RunContext, slot: int,
+                    job: Assignment) -> UnitResult:
+        game_slot = await self._slot(run, context, slot, job.unit)
         self.busy.add(id(game_slot))
         try:
-            return await game_slot.play(unit, skip)
+            return await game_slot.play(job)
         finally:
             self.busy.discard(id(game_slot))
 
@@ -212,8 +210,7 @@ def _get_service() -> _Service:
 
 
 def run_unit(run: str, context: RunContext, bundles: dict[str, BotBundle],
-             expected: tuple[str, str], slot: int, unit: WorkUnit,
-             skip: frozenset[tuple[str, int]]) -> UnitResult:
+             expected: tuple[str, str], slot: int, job: Assignment) -> UnitResult:
     """A Dask task: play one unit on this worker."""
     service = _get_service()
     with service.lock:
@@ -228,7 +225,7 @@ def run_unit(run: str, context: RunContext, bundles: dict[str, BotBundle],
             service.checked[run] = problem
     if problem is not None:
         raise UnitRefused(problem)
-    result = service.play(run, service.contexts[run], slot, unit, skip)
+    result = service.play(run, service.contexts[run], slot, job)
     return attrs.evolve(result, worker=_worker_address())
 
 
@@ -338,8 +335,7 @@ class DaskCluster:
         with trio.CancelScope(shield=True):
             await trio.to_thread.run_sync(self.close)
 
-    async def play(self, slot: int, unit: WorkUnit,
-                   skip: frozenset[tuple[str, int]]) -> UnitResult:
+    async def play(self, slot: int, job: Assignment) -> UnitResult:
         from distributed import KilledWorker
 
         from arena.tournament.transport import WorkerLost
@@ -347,13 +343,13 @@ class DaskCluster:
         self._attempt += 1
         home = self._home.get(slot)
         future = self._client.submit(
-            run_unit, self._run, self.context, self._bundles, versions(), slot, unit, skip,
-            key=f"arena-unit-{self._run[:12]}-{unit.id}-{self._attempt}",
+            run_unit, self._run, self.context, self._bundles, versions(), slot, job,
+            key=f"arena-unit-{self._run[:12]}-{job.unit.id}-{self._attempt}",
             workers=[home] if home else None, allow_other_workers=True, pure=False)
         try:
             result = await trio.to_thread.run_sync(future.result, abandon_on_cancel=True)
         except KilledWorker as exc:
-            raise WorkerLost(f"Dask gave up on unit {unit.id} ({exc})") from None
+            raise WorkerLost(f"Dask gave up on unit {job.unit.id} ({exc})") from None
         except UnitRefused as exc:
             raise UserError(f"--cluster: {exc}") from None
         finally:

@@ -22,7 +22,7 @@ import trio
 from arena.tournament.store import Store
 from arena.tournament.transport import Transport, WorkerLost
 from arena.tournament.units import Dispatcher, UnitPlan, WorkUnit
-from arena.tournament.worker import UnitResult, game_line, merge_starts
+from arena.tournament.worker import Assignment, UnitResult, game_line, merge_starts
 
 __all__ = ["Coordinator", "Progress", "game_line", "run_games"]
 
@@ -122,16 +122,20 @@ class Coordinator:
         """Until a unit comes back or is given back."""
         await self._changed.wait()
 
-    def next_unit(self, slot: object) -> tuple[WorkUnit, frozenset[tuple[str, int]]] | None:
-        """The next unit for ``slot`` and its games already played, or None."""
+    def next_unit(self, slot: object) -> Assignment | None:
+        """The next unit for ``slot`` (without its games already played, with the
+        names of their records), or None."""
         while (unit := self.dispatcher.take(slot)) is not None:
             if unit.id in self.accepted:
                 continue
-            if not self.done:
-                return unit, frozenset()
-            skip = frozenset(key for key in unit.game_keys() if key in self.done)
+            skip: frozenset[tuple[str, int]] = frozenset()
+            if self.done:
+                skip = frozenset(key for key in unit.game_keys() if key in self.done)
             if len(skip) < unit.games:
-                return unit, skip
+                # A number reserved for a game that is not stored (its worker died,
+                # or another run of the unit came first) is skipped, never reused.
+                records = tuple(self.store.reserve() for _ in range(unit.games - len(skip)))
+                return Assignment(unit, skip, records)
         return None
 
     def accept(self, result: UnitResult) -> None:
@@ -144,7 +148,7 @@ class Coordinator:
             key = (line["group"], line["index"])
             if key in self.done:
                 continue
-            self.store.append(line, record)
+            self.store.append(line, record, line.get("record"))
             self.done.add(key)
             self.played += 1
             if self.progress is not None:
@@ -171,13 +175,12 @@ async def run_games(coordinator: Coordinator, transport: Transport) -> int:
                         return
                     await coordinator.wait_for_change()  # a lost unit may come back
                     continue
-                unit, skip = job
                 coordinator.in_flight += 1
                 try:
-                    result = await transport.play(slot, unit, skip)
+                    result = await transport.play(slot, job)
                 except WorkerLost as exc:
                     print(f"arena: {exc}; its unit is played again", file=sys.stderr)
-                    coordinator.give_back(slot, unit)
+                    coordinator.give_back(slot, job.unit)
                 else:
                     results.send_nowait(result)
                 finally:

@@ -3,7 +3,7 @@ worker processes, or on a Dask cluster (arena.tournament.cluster).
 
 Every transport offers game *slots* (a slot plays one game at a time, and
 keeps its bot processes between units) and one call, ``play(slot, unit,
-skip)``, that returns the unit's ``UnitResult`` or raises ``WorkerLost``
+job)``, that returns the unit's ``UnitResult`` or raises ``WorkerLost``
 when the process playing it died; the coordinator then gives the unit to
 another slot.  Only ``worker.GameSlot.play`` plays games, wherever it runs.
 
@@ -28,8 +28,7 @@ from typing import Any, Final, Protocol
 import trio
 
 from arena.errors import UserError
-from arena.tournament.units import WorkUnit
-from arena.tournament.worker import GameSlot, RunContext, UnitResult, open_slots
+from arena.tournament.worker import Assignment, GameSlot, RunContext, UnitResult, open_slots
 
 _HEADER: Final = struct.Struct("!I")
 # A worker that dies this many times without finishing a unit in between is
@@ -48,8 +47,7 @@ class Transport(Protocol):
 
     async def __aexit__(self, *exc: object) -> None: ...
 
-    async def play(self, slot: int, unit: WorkUnit,
-                   skip: frozenset[tuple[str, int]]) -> UnitResult: ...
+    async def play(self, slot: int, job: Assignment) -> UnitResult: ...
 
 
 class InProcess:
@@ -69,9 +67,8 @@ class InProcess:
     async def __aexit__(self, *exc: object) -> None:
         await self._stack.aclose()
 
-    async def play(self, slot: int, unit: WorkUnit,
-                   skip: frozenset[tuple[str, int]]) -> UnitResult:
-        return await self._slots[slot].play(unit, skip)
+    async def play(self, slot: int, job: Assignment) -> UnitResult:
+        return await self._slots[slot].play(job)
 
 
 # -- local worker processes --------------------------------------------------------
@@ -195,8 +192,7 @@ class LocalWorkers:
             channel.send_nowait(None)
         worker.waiting.clear()
 
-    async def play(self, slot: int, unit: WorkUnit,
-                   skip: frozenset[tuple[str, int]]) -> UnitResult:
+    async def play(self, slot: int, job: Assignment) -> UnitResult:
         worker = self._of[slot]
         async with self._lock:
             if not worker.alive:
@@ -213,7 +209,7 @@ class LocalWorkers:
         assert process is not None and process.stdin is not None
         try:
             async with worker.send_lock:
-                await _send(process.stdin, (slot, unit, skip))
+                await _send(process.stdin, (slot, job))
         except (trio.BrokenResourceError, trio.ClosedResourceError):
             pass  # the reader notices the death and answers None
         result = await receive.receive()
@@ -233,9 +229,9 @@ async def _serve(stdin: trio.abc.ReceiveStream, stdout: trio.abc.SendStream) -> 
     async with open_slots(context, slots) as game_slots, trio.open_nursery() as nursery:
         await _send(stdout, "ready")
 
-        async def play(slot: int, unit: WorkUnit, skip: frozenset[tuple[str, int]]) -> None:
+        async def play(slot: int, job: Assignment) -> None:
             try:
-                result: UnitResult | str = await game_slots[slot].play(unit, skip)
+                result: UnitResult | str = await game_slots[slot].play(job)
             except UserError as exc:
                 result = str(exc)
             async with send_lock:

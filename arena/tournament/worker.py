@@ -26,7 +26,7 @@ import trio
 
 from arena.engine.game import GameConfig
 from arena.protocol import codec
-from arena.referee.bots import BotSpec
+from arena.referee.bots import BotSpec, file_name
 from arena.referee.lineup import BotHost, Lineup, open_lineup, start_all
 from arena.referee.match import GameReport, play_game
 from arena.tournament.schedule import ScheduledGame
@@ -59,6 +59,17 @@ class RunContext:
         if not self.cpus:
             return self.process_options
         return {**self.process_options, "cpus": frozenset({self.cpus[slot % len(self.cpus)]})}
+
+
+@attrs.frozen
+class Assignment:
+    """A unit as a slot is to play it: which of its games, and where their
+    records will be (reserved by the coordinator, so each bot's log can name
+    the record of each game it plays)."""
+
+    unit: WorkUnit
+    skip: frozenset[tuple[str, int]] = frozenset()  # games already stored
+    records: tuple[str, ...] | None = None  # the record of each game played, in order
 
 
 @attrs.frozen
@@ -117,7 +128,7 @@ class GameSlot:
     def _host(self, name: str) -> BotHost:
         found = self._hosts.pop(name, None)
         if found is None:
-            ctx, tag = self.context, f"{name}.w{self.slot}"
+            ctx, tag = self.context, f"{file_name(name)}.w{self.slot}"
             logs = ctx.logs if ctx.logs is not None else ctx.scratch / "logs"
             found = self._lineup.host(self._specs[name], scratch_dir=ctx.scratch / tag,
                                       log_path=logs / f"{tag}.log")
@@ -141,10 +152,9 @@ class GameSlot:
                 best, best_next = name, upcoming
         return best
 
-    async def play(self, unit: WorkUnit, skip: frozenset[tuple[str, int]] = frozenset()
-                   ) -> UnitResult:
-        """Every game of ``unit`` but those in ``skip``, one after the other."""
-        ctx = self.context
+    async def play(self, job: Assignment) -> UnitResult:
+        """Every game of the unit but those skipped, one after the other."""
+        ctx, unit, skip = self.context, job.unit, job.skip
         starts: dict[str, Counter[str]] = {}
         played: list[tuple[dict[str, Any], bytes]] = []
         games = [game for group in unit.groups(ctx.seed) for game in group.games
@@ -165,8 +175,13 @@ class GameSlot:
                     reason = FAULT if count else AGAIN if name in self._met else NEW
                     starts.setdefault(name, Counter())[reason] += host.starts - count
                     self._met.add(name)
-            report = await play_game(seats, ctx.config, game.seed, ctx.limits)
-            played.append((game_line(game, report), record_bytes(report)))
+            record = None if job.records is None else job.records[position]
+            report = await play_game(seats, ctx.config, game.seed, ctx.limits,
+                                     record_name=record)
+            line = game_line(game, report)
+            if record is not None:
+                line["record"] = record
+            played.append((line, record_bytes(report)))
         return UnitResult(unit.id, tuple(played),
                           {name: dict(c) for name, c in starts.items()})
 
