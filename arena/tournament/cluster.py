@@ -48,7 +48,14 @@ from arena import __version__
 from arena.errors import UserError
 from arena.referee.bots import BotSpec, BotSpecError, build_bot, resolve_bot
 from arena.tournament.units import WorkUnit
-from arena.tournament.worker import Assignment, GameSlot, RunContext, UnitResult, open_slots
+from arena.tournament.worker import (
+    Assignment,
+    GameSlot,
+    RunContext,
+    UnitResult,
+    open_slots,
+    refusal,
+)
 
 CONNECT_TIMEOUT: Final = 3.0  # seconds to reach the scheduler
 CACHE_ENV: Final = "ARENA_CACHE"
@@ -225,7 +232,13 @@ def run_unit(run: str, context: RunContext, bundles: dict[str, BotBundle],
             service.checked[run] = problem
     if problem is not None:
         raise UnitRefused(problem)
-    result = service.play(run, service.contexts[run], slot, job)
+    try:
+        result = service.play(run, service.contexts[run], slot, job)
+    except Exception as exc:
+        line = refusal(exc)
+        if line is None:
+            raise
+        raise UnitRefused(f"worker host {socket.gethostname()}: {line}") from None
     return attrs.evolve(result, worker=_worker_address())
 
 

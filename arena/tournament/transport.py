@@ -28,7 +28,14 @@ from typing import Any, Final, Protocol
 import trio
 
 from arena.errors import UserError
-from arena.tournament.worker import Assignment, GameSlot, RunContext, UnitResult, open_slots
+from arena.tournament.worker import (
+    Assignment,
+    GameSlot,
+    RunContext,
+    UnitResult,
+    open_slots,
+    refusal,
+)
 
 _HEADER: Final = struct.Struct("!I")
 # A worker that dies this many times without finishing a unit in between is
@@ -232,8 +239,11 @@ async def _serve(stdin: trio.abc.ReceiveStream, stdout: trio.abc.SendStream) -> 
         async def play(slot: int, job: Assignment) -> None:
             try:
                 result: UnitResult | str = await game_slots[slot].play(job)
-            except UserError as exc:
-                result = str(exc)
+            except BaseException as exc:
+                line = refusal(exc)
+                if line is None:
+                    raise
+                result = line  # the coordinator stops with it, in one line
             async with send_lock:
                 await _send(stdout, (slot, result))
 
