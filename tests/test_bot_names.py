@@ -70,7 +70,8 @@ def test_a_bot_s_scratch_folder_is_its_own_whatever_its_name(
 def test_a_long_or_dotted_name_plays_a_tournament(capsys, tmp_path: Path) -> None:
     bots = [folder_bot(tmp_path / "long", LONG), folder_bot(tmp_path / "dots", "..")]
     out = tmp_path / "out"
-    status, output = arena(capsys, "run", *bots, "--games", 2, "--seed", 1, "--out", out)
+    status, output = arena(capsys, "run", *bots, "--games", 2, "--seed", 1, "--workers", 1,
+                           "--out", out)
     assert status == 0, output
     lines = [json.loads(line) for line in (out / GAMES).read_text().splitlines()]
     assert len(lines) == 2 and {LONG, ".."} == set(lines[0]["seats"])

@@ -35,21 +35,30 @@ def raw(capsys: pytest.CaptureFixture[str], record: Path, seat: int) -> list[str
 
 def logged_games(log: Path) -> dict[str, list[str]]:
     """The recorder's protocol lines, game by game, keyed by the referee's mark
-    that starts each game in the log (`== game N, record R ==`)."""
+    that starts each game in the log (`== game N, record R ==`).
+
+    The referee writes the mark as the next game starts, while the bot may still
+    be logging the end of the last one (its stderr is not ordered with the mark):
+    lines after a mark and before the bot's own `< game` line are the last game's.
+    """
     found: dict[str, list[str]] = {}
     current: list[str] | None = None
+    previous: list[str] | None = None
+    started = False  # the bot has logged the current game's first line
     for line in log.read_text().splitlines():
         if line.startswith("== game "):
-            current = found[line] = []
+            previous, current, started = current, [], False
+            found[line] = current
         elif current is not None and line[:2] in ("< ", "> ") and line != "< quit":
-            current.append(line)
+            started = started or line.startswith("< game ")
+            (current if started or previous is None else previous).append(line)
     return found
 
 
 @pytest.mark.parametrize("players", [2, 3])
 def test_raw_lines_are_the_lines_the_bot_got_and_sent(capsys, tmp_path: Path,
                                                       players: int) -> None:
-    # One worker, so each bot's single process plays every game: game numbers and
+    # One game slot, so each bot's single process plays every game: game numbers and
     # request ids run on across games.
     names = ("alpha", "beta", "gamma")[:players]
     for name in names:
@@ -57,7 +66,7 @@ def test_raw_lines_are_the_lines_the_bot_got_and_sent(capsys, tmp_path: Path,
     out = tmp_path / "out"
     status, _, err = arena(capsys, "run", *(tmp_path / f"{n}.py" for n in names), "--games",
                            2 * players, "--players", players, "--seed", 3, "--concurrency", 1,
-                           "--out", out)
+                           "--workers", 1, "--out", out)
     assert status == 0, err
     logs = {name: logged_games(out / "logs" / f"{name}.w0.log") for name in names}
     games = [json.loads(line) for line in (out / GAMES).read_text().splitlines()]
