@@ -322,7 +322,8 @@ def run(args: argparse.Namespace) -> int:
                 print(f"arena: warning: {line}", file=sys.stderr)
         context = RunContext(tuple(specs), config, limits, options["seed"],
                              process_options=proc_options, cpus=cpus,
-                             logs=folder / LOGS, scratch=folder / "scratch")
+                             logs=folder / LOGS, scratch=folder / "scratch",
+                             build_network=getattr(args, "build_network", False))
         transport: Transport
         if cluster:
             from arena.tournament.cluster import DaskCluster, run_id

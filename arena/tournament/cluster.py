@@ -101,8 +101,9 @@ def cache_root() -> Path:
     return Path(os.environ.get(CACHE_ENV) or Path.home() / ".cache" / "arena")
 
 
-def unpack_and_build(item: BotBundle) -> BotSpec:
-    """The bot's spec on this host: unpacked and built once per hash."""
+def unpack_and_build(item: BotBundle, context: RunContext) -> BotSpec:
+    """The bot's spec on this host: unpacked and built once per hash (in the
+    sandbox, with --sandbox, as on the coordinator)."""
     home = cache_root() / "bots" / item.hash
     home.parent.mkdir(parents=True, exist_ok=True)
     with open(str(home) + ".lock", "w") as lock:
@@ -115,7 +116,8 @@ def unpack_and_build(item: BotBundle) -> BotSpec:
                 tar.extractall(home, filter="data")
             try:
                 spec = _spec(home / item.entry, item.name)
-                build_bot(spec)
+                build_bot(spec, sandbox=context.process_options.get("sandbox"),
+                          network=context.build_network)
             except BotSpecError as exc:
                 first = str(exc).splitlines()[0].removeprefix(f"bot {item.name!r}: ")
                 raise UnitRefused(f"bot {item.name!r} cannot be built on worker host "
@@ -225,7 +227,8 @@ def run_unit(run: str, context: RunContext, bundles: dict[str, BotBundle],
         if problem == "unchecked":
             problem = _check(context, expected)
             if problem is None:
-                specs = tuple(unpack_and_build(bundles[spec.name]) for spec in context.specs)
+                specs = tuple(unpack_and_build(bundles[spec.name], context)
+                              for spec in context.specs)
                 scratch = cache_root() / "runs" / run
                 service.contexts[run] = attrs.evolve(context, specs=specs, logs=scratch / "logs",
                                                      scratch=scratch / "scratch")

@@ -55,6 +55,7 @@ class RunContext:
     cpus: tuple[int, ...] = ()
     logs: Path | None = None  # the bots' stderr logs (None: under scratch)
     scratch: Path = Path("scratch")  # the bots' working directories
+    build_network: bool = False  # a sandboxed build on a cluster worker keeps the network
 
     def slot_options(self, slot: int) -> dict[str, Any]:
         """The ``open_bot_process`` options of slot ``slot``'s bots."""
