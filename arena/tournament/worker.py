@@ -12,8 +12,6 @@ stderr logs, one file per bot and slot.
 from __future__ import annotations
 
 import bisect
-import gzip
-import json
 import math
 from collections import Counter, OrderedDict
 from collections.abc import AsyncIterator, Iterator, Sequence
@@ -25,6 +23,7 @@ import attrs
 import trio
 
 from arena.engine.game import GameConfig
+from arena.engine.record import gzipped
 from arena.errors import UserError
 from arena.files import DISK_ERRORS, disk_error
 from arena.protocol import codec
@@ -104,8 +103,7 @@ def game_line(game: ScheduledGame, report: GameReport) -> dict[str, Any]:
 
 def record_bytes(report: GameReport) -> bytes:
     """The game's record as a records/N.json.gz file holds it."""
-    text = json.dumps(report.record.to_json(), separators=(",", ":"))
-    return gzip.compress(text.encode("utf-8"), compresslevel=6)
+    return gzipped(report.record)
 
 
 class GameSlot:
