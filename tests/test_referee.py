@@ -25,14 +25,17 @@ import trio
 import trio.testing
 
 from arena.engine import events as ev
+from arena.engine.decisions import ACTION, Decision, Request
 from arena.engine.game import GameConfig
 from arena.engine.record import replay
+from arena.engine.rules import INCOME
 from arena.protocol import codec
 from arena.protocol.seat_lines import NOTE, seat_lines
 from arena.referee.bots import resolve_bots
 from arena.referee.lineup import BotHost, open_lineup, start_all
 from arena.referee.match import GameReport, play_game
-from arena.referee.player import BotPlayer, Fault
+from arena.referee.player import BotFaulted, BotPlayer, Fault
+from arena.referee.process import open_bot_process
 
 ROOT = Path(__file__).resolve().parents[1]
 TEST_BOTS = Path(__file__).parent / "bots"
@@ -784,3 +787,48 @@ async def test_an_answer_taken_without_waiting_is_still_timed(late: float,
         assert report.faults[0].elapsed == pytest.approx(late)
         assert report.faults[0].line is None
         assert players[0].broken
+
+
+# A crash seen before the deadline stays a crash: the referee's wait for the exit
+# status (exit_wait) is its own time, not the bot's. Both bots keep running after
+# the fault, so that wait runs out in full, past the deadline.
+STATUS_RACE = [
+    # It closes its stdout at its first request: seen as soon as it does (well
+    # within the 2 s deadline, even on a loaded machine).
+    ("close_stdout", 2000, 1, lambda f: f.detail.endswith("closed its output (still running)")),
+    # It closed its stdin before answering request 1: the write of request 2
+    # fails at once, so a short deadline does for it.
+    ("deaf", 200, 2, lambda f: f.detail.endswith("stopped reading its input (still running)")),
+]
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs Linux /proc")
+@pytest.mark.parametrize(("bot", "decision_ms", "faulty", "evidence"), STATUS_RACE,
+                         ids=[s[0] for s in STATUS_RACE])
+def test_a_crash_before_the_deadline_is_not_charged_as_a_timeout(
+        tmp_path: Path, bot: str, decision_ms: int, faulty: int,
+        evidence: Callable[[Fault], bool]) -> None:
+    limits = codec.Limits(startup_ms=10_000, decision_ms=decision_ms, bank_ms=10_000,
+                          game_ms=60_000)
+    exit_wait = decision_ms / 1000 + 0.5  # longer than the whole deadline
+
+    async def main() -> Fault:
+        (spec,) = resolve_bots([str(ROOT / "tests" / "hostile" / f"{bot}.py")])
+        request = Request(ACTION, (0,), actor=0)
+        legal = (Decision.parse(INCOME),)
+        with trio.fail_after(30):  # only a guard against a hang
+            async with open_bot_process(spec, scratch_dir=tmp_path / "scratch",
+                                        log_path=tmp_path / f"{bot}.log",
+                                        exit_wait=exit_wait) as process:
+                player = BotPlayer(bot, process, limits)
+                await player.handshake()
+                for _ in range(faulty - 1):  # answered, with a bank to spare
+                    await player.ask(request, legal, bank_ms=10_000)
+                with pytest.raises(BotFaulted) as faulted:
+                    await player.ask(request, legal, bank_ms=0)
+                return faulted.value.fault
+
+    fault = trio.run(main)
+    assert fault.kind == codec.CRASH, fault
+    assert evidence(fault), fault
+    assert fault.request is not None and fault.request.startswith(f"request {faulty} ")

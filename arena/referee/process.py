@@ -327,7 +327,8 @@ class BotProcess:
         """Return the next line of stdout without its LF (or CRLF).
 
         Raises ``LineTooLong``, ``InvalidUtf8``, ``BotExited`` at EOF (waiting up to
-        ``exit_wait`` for the exit status), or ``BotBroken`` after a ``LineTooLong``.
+        ``exit_wait`` for the exit status, shielded from the caller's deadline), or
+        ``BotBroken`` after a ``LineTooLong``.
         """
         if self._reader_broken is not None:
             raise self._reader_broken
@@ -622,9 +623,12 @@ class BotProcess:
 
     async def _exited(self, what: str) -> BotExited:
         # The pipe closes a moment before the process ends; wait a little for the
-        # status so the fault report can say how it ended.
+        # status so the fault report can say how it ended. Shielded (bounded by
+        # exit_wait): the fault is already seen, and the caller's deadline for an
+        # answer must not cut this wait short and charge a timeout instead.
         if self.returncode is None and not self._closing:
-            await self._wait_exit(self._exit_wait)
+            with trio.CancelScope(shield=True):
+                await self._wait_exit(self._exit_wait)
         return BotExited(self.name, what, self.returncode, self.describe_exit())
 
     async def _drain_stderr(self) -> None:
