@@ -63,9 +63,15 @@ def test_ctrl_c_stops_cleanly_and_the_rerun_finishes(tmp_path: Path) -> None:
     two = [gated_bot(bot_dir, "alpha", out / GAMES, go), *copy_bots(bot_dir, "beta")]
     argv = [sys.executable, "-m", "arena", "run", *two, "--games", "200", "--seed", "3",
             "--out", str(out)]
-    proc = subprocess.Popen(argv, cwd=tmp_path, stdin=subprocess.DEVNULL,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            start_new_session=True)
+    # As in a terminal: SIGINT not ignored, even when the suite runs as a background
+    # job of a script (which ignores it, and so would arena, which inherits that).
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        proc = subprocess.Popen(argv, cwd=tmp_path, stdin=subprocess.DEVNULL,
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                start_new_session=True)
+    finally:
+        signal.signal(signal.SIGINT, previous)
     try:
         wait_until(lambda: complete_lines(out / GAMES) >= 5, "5 games played", proc)
         proc.send_signal(signal.SIGINT)  # what Ctrl-C sends
