@@ -8,7 +8,7 @@ reaches a seat except through ``view``.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 
 import attrs
 
@@ -42,6 +42,18 @@ def view(event: ev.Event, seat: int) -> ev.Event:
     if seat in readers(event):
         return event
     return attrs.evolve(event, **{field: None})
+
+
+def seat_views(event: ev.Event, seats: Sequence[int]) -> list[ev.Event]:
+    """``view(event, seat)`` for each of ``seats``, made at once: the seats not
+    entitled to the secret share one blanked copy."""
+    secret = _SECRETS.get(type(event))
+    if secret is None:
+        return [event] * len(seats)
+    field, readers = secret
+    entitled = readers(event)
+    blanked = attrs.evolve(event, **{field: None})
+    return [event if seat in entitled or seat == OMNISCIENT else blanked for seat in seats]
 
 
 def views(events: Iterable[ev.Event], seat: int) -> Iterator[ev.Event]:

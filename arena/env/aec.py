@@ -40,11 +40,11 @@ from pettingzoo import AECEnv
 from arena.engine.cards import DEFAULT_VARIANT, MAX_PLAYERS, MIN_PLAYERS, VARIANTS
 from arena.engine.decisions import Decision
 from arena.engine.game import Game
-from arena.engine.observer import SECRET_EVENT_TYPES, SPECTATOR, view
+from arena.engine.observer import SECRET_EVENT_TYPES, SPECTATOR, seat_views, view
 from arena.engine.rules import DEFAULT_TURN_LIMIT
 from arena.protocol.codec import encode_event, seat_seed
 from arena.sdk import encoding
-from arena.sdk.state import State
+from arena.sdk.state import PRIVATE_EVENT_TYPES, State
 from arena.transcript import Transcript
 
 Reward = Callable[[int, int], float]
@@ -92,6 +92,7 @@ class CoupEnv(AECEnv):
         self.render_mode = render_mode
         self.possible_agents = [f"seat_{seat}" for seat in range(players)]
         self._seat = {agent: seat for seat, agent in enumerate(self.possible_agents)}
+        self._viewers = (SPECTATOR, *range(players))
         observation = gymnasium.spaces.Dict({
             "observation": gymnasium.spaces.Box(0.0, 1.0, (encoding.OBSERVATION_SIZE,),
                                                 np.float32),
@@ -120,11 +121,13 @@ class CoupEnv(AECEnv):
         game = self.game = Game.new(self.players, self.game_seed, self.variant, self.draft,
                                     self.turn_limit)
         names = self.possible_agents
-        self._states = [State(seat, names, self.variant, seed=seat_seed(self.game_seed, seat))
-                        for seat in range(self.players)]
-        self._seen = [0] * self.players  # events each seat's State has taken in
-        self._public = State(SPECTATOR, names, self.variant)  # what all seats see alike
-        self._public_seen = 0
+        # What observations are made of, following each event once: the public
+        # part in a spectator's State, each seat's own cards in its own.
+        self._public = State(SPECTATOR, names, self.variant)
+        self._private = [State(seat, names, self.variant) for seat in range(self.players)]
+        self._followed = 0  # events taken in by those
+        self._states: list[State | None] = [None] * self.players  # state_of's, when asked
+        self._seen = [0] * self.players  # events each of those has taken in
         self._rendered = 0
         self._placed: set[int] = set()
         self.agents = self.possible_agents[:]
@@ -145,43 +148,53 @@ class CoupEnv(AECEnv):
         """
         seat = self._seat[agent]
         state = self._states[seat]
+        if state is None:
+            state = self._states[seat] = State(seat, self.possible_agents, self.variant,
+                                               seed=seat_seed(self.game_seed, seat))
         events = self.game.events  # type: ignore[union-attr]
         seen = self._seen[seat]
-        if seen == len(events):
-            return state
         self._seen[seat] = len(events)
-        if on_event is not None:
-            for event in events[seen:]:
-                event = view(event, seat)
-                state.apply(event)
+        for event in events[seen:]:
+            event = view(event, seat)
+            state.apply(event)
+            if on_event is not None:
                 on_event(state, event)
-            return state
-        # The public part of each event is followed once, for every seat, in a
-        # spectator's State; each seat's own runs only the events about cards.
-        public = self._public
-        for event in events[self._public_seen:]:
-            public.apply(view(event, SPECTATOR) if type(event) in SECRET_EVENT_TYPES else event)
-        self._public_seen = len(events)
-        state.apply_private([view(event, seat) if type(event) in SECRET_EVENT_TYPES else event
-                             for event in events[seen:]])
-        state.take_public(public)
         return state
 
     def lines(self, agent: str) -> list[str]:
         """Every event of this game so far as protocol lines, as ``agent`` sees them."""
         return [encode_event(event) for event in self.state_of(agent).history]
 
+    def _follow(self, events: list[Any]) -> None:
+        """Take the new events into the public State and each seat's own."""
+        public, private = self._public, self._private
+        for event in events[self._followed:]:
+            kind = type(event)
+            if kind in SECRET_EVENT_TYPES:
+                spectator, *seen = seat_views(event, self._viewers)
+                public.apply(spectator)
+                for state, mine in zip(private, seen, strict=True):
+                    state.apply_private(mine)
+            else:
+                public.apply(event)
+                if kind in PRIVATE_EVENT_TYPES:
+                    for state in private:
+                        state.apply_private(event)
+        self._followed = len(events)
+
     def observe(self, agent: str) -> dict[str, np.ndarray]:
-        state = self.state_of(agent)
         game = self.game
         assert game is not None
-        seat = state.seat
+        if self._followed != len(game.events):
+            self._follow(game.events)
+        seat = self._seat[agent]
         legal = game.legal(seat)
-        request = game.request if legal else None
-        vector = np.frombuffer(encoding.observation_bytes(state, request), np.float32).copy()
+        vector = encoding.observation_bytes(self._private[seat], game.request if legal else None,
+                                            public=self._public)
         if self.info_lines and agent in self.infos:
             self.infos[agent]["lines"] = self.lines(agent)
-        return {"observation": vector, "action_mask": self._legal_of(legal, seat)[1].copy()}
+        return {"observation": np.frombuffer(vector, np.float32),
+                "action_mask": self._legal_of(legal, seat)[1].copy()}
 
     def _legal_of(self, legal: tuple[Decision, ...],
                   seat: int) -> tuple[Any, np.ndarray, dict[int, Decision]]:

@@ -179,25 +179,33 @@ def observation(state: State, request: Any = None) -> list[float]:
     return array(_FLOAT32, observation_bytes(state, request)).tolist()
 
 
-def observation_bytes(state: State, request: Any = None) -> bytes:
-    """The observation as ``OBSERVATION_SIZE`` native float32 values (what
-    ``numpy.frombuffer(..., numpy.float32)`` reads).
+def observation_bytes(state: State, request: Any = None, *,
+                      public: State | None = None) -> bytearray:
+    """The observation as ``OBSERVATION_SIZE`` native float32 values, in a new
+    bytearray (``numpy.frombuffer(..., numpy.float32)`` makes a writable array
+    over it, without copying).
+
+    ``public``: a spectator's State (``seat=-1``) of the same game to read what
+    every seat sees alike from, when ``state`` follows only its seat's own
+    cards (``State.apply_private``).
 
     It is made of blocks (the game and your cards, each seat's slot, the
     action on the table) that recur from step to step: each is built once.
     """
+    if public is None:
+        public = state
     n = state.players
     me = state.seat
     kind = _KIND.get(request.kind, -1) if request is not None else -1
-    key = (n, state.variant, state.draft, state.court_size, state.turn, kind, state.hand,
+    key = (n, state.variant, public.draft, public.court_size, public.turn, kind, state.hand,
            state.set_aside)
     head = _HEADS.get(key)
     if head is None:
         head = _remember(_HEADS, key, _head(*key))
     parts = [head]
-    current = state.current
-    alive, coins, influence = state.alive, state.coins, state.influence
-    face_up, claims, known = state.face_up, state.claims, state.known
+    current = public.current
+    alive, coins, influence = public.alive, public.coins, public.influence
+    face_up, claims, known = public.face_up, public.claims, state.known
     slots = _SLOTS
     for slot in range(n):
         seat = (me + slot) % n
@@ -209,7 +217,7 @@ def observation_bytes(state: State, request: Any = None) -> bytes:
         parts.append(block)
     if n < MAX_PLAYERS:
         parts.append(_EMPTY_SLOTS[MAX_PLAYERS - n])
-    chain = state.chain
+    chain = public.chain
     claimant = request.claimant if request is not None else None
     key = (None if chain is None else (chain.action, (chain.actor - me) % n,
                                        None if chain.target is None else (chain.target - me) % n,
@@ -220,7 +228,7 @@ def observation_bytes(state: State, request: Any = None) -> bytes:
     if tail is None:
         tail = _remember(_TAILS, key, _tail(*key))
     parts.append(tail)
-    return b"".join(parts)
+    return bytearray().join(parts)
 
 
 _HEADS: dict[tuple[Any, ...], bytes] = {}

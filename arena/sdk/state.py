@@ -173,24 +173,18 @@ class State:
         if handler is not None:
             handler(self, event)
 
-    def apply_private(self, events: list[ev.Event]) -> None:
-        """As ``apply`` for each event, for a caller that follows the public part
-        of the game once for every seat in another State (a spectator's,
-        ``seat=-1``, that takes the same events): only the events that may touch
-        what this seat alone knows are run here; ``take_public`` then copies the
-        rest from it."""
-        self._history += events
-        handlers = _PRIVATE_HANDLERS
-        for event in events:
-            handler = handlers.get(type(event))
-            if handler is not None:
-                handler(self, event)
+    def apply_private(self, event: ev.Event) -> None:
+        """Take in only what ``event`` changes of what this seat alone knows (its
+        cards, what it saw of others' cards), and not the event into ``history``.
 
-    def take_public(self, public: State) -> None:
-        """Copy what every seat sees alike from ``public`` (see ``apply_private``)."""
-        mine, theirs = self.__dict__, public.__dict__
-        for name in _PUBLIC_FIELDS:
-            mine[name] = theirs[name]
+        For a caller that follows the public part of a game once for all seats,
+        in a spectator's State (``seat=-1``) taking the same events with
+        ``apply``: this State's other fields are then not up to date.  Only
+        the events of ``PRIVATE_EVENT_TYPES`` change anything here.
+        """
+        handler = _PRIVATE_HANDLERS.get(type(event))
+        if handler is not None:
+            handler(self, event)
 
     def _started(self, e: ev.GameStarted) -> None:
         self.draft = e.draft
@@ -349,13 +343,12 @@ _HANDLERS: dict[type, Callable[[State, Any], None]] = {
     ev.GameOver: State._game_over,
 }
 
-# What every seat sees alike, and the events that may touch anything else (a
-# seat's own cards, what it knows of others').
-_PUBLIC_FIELDS = ("draft", "first", "coins", "influence", "face_up", "alive", "court_size",
-                  "claims", "turn", "current", "chain", "placements", "winner")
+# The events that may touch what a seat alone knows (its cards, what it knows
+# of others'); the others change only what every seat sees alike.
 _PRIVATE_HANDLERS: dict[type, Callable[[State, Any], None]] = {
     kind: _HANDLERS[kind] for kind in (
         ev.CardsDealt, ev.DraftOffered, ev.DraftChosen, ev.ClaimProven, ev.CardDrawn,
         ev.InfluenceLost, ev.ExchangeDrawn, ev.ExchangeReturned, ev.ExamineShown,
         ev.ExamineDecided)
 }
+PRIVATE_EVENT_TYPES = frozenset(_PRIVATE_HANDLERS)
