@@ -193,18 +193,25 @@ class State:
         self.court_size = e.court_size
         self.influence = ((1 if e.draft else 2),) * self.players
 
-    def _dealt(self, e: ev.CardsDealt) -> None:
+    # Handlers of the events that touch what this seat alone knows come in two
+    # parts: what every seat sees alike, then ``_mine_*`` for the rest (what
+    # ``apply_private`` runs).
+
+    def _mine_dealt(self, e: ev.CardsDealt) -> None:
         if e.seat == self.seat and e.cards is not None:
             self.hand = tuple(e.cards)
 
-    def _draft_offered(self, e: ev.DraftOffered) -> None:
+    def _mine_draft_offered(self, e: ev.DraftOffered) -> None:
         if e.seat == self.seat and e.cards is not None:
             self.draft_pile = tuple(e.cards)
 
     def _draft_chosen(self, e: ev.DraftChosen) -> None:
         s = e.seat
         self.influence = _replace(self.influence, s, self.influence[s] + 1)
-        if s == self.seat and e.card is not None:
+        self._mine_draft_chosen(e)
+
+    def _mine_draft_chosen(self, e: ev.DraftChosen) -> None:
+        if e.seat == self.seat and e.card is not None:
             self.hand += (e.card,)
             self.set_aside = _without(self.draft_pile, e.card)
 
@@ -240,22 +247,27 @@ class State:
             self.chain = chain._replace(challenge_won=bluff)
 
     def _proven(self, e: ev.ClaimProven) -> None:
-        s = e.seat
         self.court_size += 1  # shuffled into the Court; a "drew" follows
+        self._mine_proven(e)
+        self._settle_challenge(e.seat, False)
+
+    def _mine_proven(self, e: ev.ClaimProven) -> None:
+        s = e.seat
         if s == self.seat:
             self.hand = _without(self.hand, e.character)
         if self.known[s] == e.character:
             self.known = _replace(self.known, s, None)
-        self._settle_challenge(s, False)
 
     def _bluff(self, e: ev.ClaimFailed) -> None:
         self._settle_challenge(e.seat, True)
 
     def _drew(self, e: ev.CardDrawn) -> None:
-        s = e.seat
         self.court_size -= 1
-        self.claims = _replace(self.claims, s, ())
-        if s == self.seat and e.card is not None:
+        self.claims = _replace(self.claims, e.seat, ())
+        self._mine_drew(e)
+
+    def _mine_drew(self, e: ev.CardDrawn) -> None:
+        if e.seat == self.seat and e.card is not None:
             self.hand += (e.card,)
 
     def _blocked(self, e: ev.Blocked) -> None:
@@ -267,6 +279,10 @@ class State:
         s = e.seat
         self.face_up = _replace(self.face_up, s, self.face_up[s] + (e.card,))
         self.influence = _replace(self.influence, s, max(0, self.influence[s] - 1))
+        self._mine_lost(e)
+
+    def _mine_lost(self, e: ev.InfluenceLost) -> None:
+        s = e.seat
         if s == self.seat:
             self.hand = _without(self.hand, e.card)
         if self.known[s] == e.card:
@@ -280,18 +296,26 @@ class State:
     def _exchange_drawn(self, e: ev.ExchangeDrawn) -> None:
         s = e.seat
         self.court_size -= e.count
-        self.known = _replace(self.known, s, None)
         self.claims = _replace(self.claims, s, ())
+        self._mine_exchange_drawn(e)
+
+    def _mine_exchange_drawn(self, e: ev.ExchangeDrawn) -> None:
+        s = e.seat
+        if self.known[s] is not None:
+            self.known = _replace(self.known, s, None)
         if s == self.seat and e.cards is not None:
             self.hand += tuple(e.cards)
 
     def _exchange_returned(self, e: ev.ExchangeReturned) -> None:
         self.court_size += e.count
+        self._mine_exchange_returned(e)
+
+    def _mine_exchange_returned(self, e: ev.ExchangeReturned) -> None:
         if e.seat == self.seat and e.cards is not None:
             for card in e.cards:
                 self.hand = _without(self.hand, card)
 
-    def _examine_shown(self, e: ev.ExamineShown) -> None:
+    def _mine_examine_shown(self, e: ev.ExamineShown) -> None:
         if e.examiner == self.seat and e.card is not None:
             self.known = _replace(self.known, e.target, e.card)
         if e.target == self.seat:
@@ -301,7 +325,13 @@ class State:
         if not e.forced:
             return
         self.court_size += 1  # the shown card goes back; a "drew" follows
-        self.known = _replace(self.known, e.target, None)
+        self._mine_examine_decided(e)
+
+    def _mine_examine_decided(self, e: ev.ExamineDecided) -> None:
+        if not e.forced:
+            return
+        if self.known[e.target] is not None:
+            self.known = _replace(self.known, e.target, None)
         if e.target == self.seat:
             if self._shown_by_me is not None:
                 self.hand = _without(self.hand, self._shown_by_me)
@@ -321,8 +351,8 @@ class State:
 
 _HANDLERS: dict[type, Callable[[State, Any], None]] = {
     ev.GameStarted: State._started,
-    ev.CardsDealt: State._dealt,
-    ev.DraftOffered: State._draft_offered,
+    ev.CardsDealt: State._mine_dealt,
+    ev.DraftOffered: State._mine_draft_offered,
     ev.DraftChosen: State._draft_chosen,
     ev.TurnStarted: State._turn,
     ev.ActionDeclared: State._action,
@@ -336,7 +366,7 @@ _HANDLERS: dict[type, Callable[[State, Any], None]] = {
     ev.PlayerOut: State._out,
     ev.ExchangeDrawn: State._exchange_drawn,
     ev.ExchangeReturned: State._exchange_returned,
-    ev.ExamineShown: State._examine_shown,
+    ev.ExamineShown: State._mine_examine_shown,
     ev.ExamineDecided: State._examine_decided,
     ev.ActionResolved: State._resolved,
     ev.ActionFailed: State._failed,
@@ -344,11 +374,18 @@ _HANDLERS: dict[type, Callable[[State, Any], None]] = {
 }
 
 # The events that may touch what a seat alone knows (its cards, what it knows
-# of others'); the others change only what every seat sees alike.
+# of others'), and what of them touches it; the other events change only
+# what every seat sees alike.
 _PRIVATE_HANDLERS: dict[type, Callable[[State, Any], None]] = {
-    kind: _HANDLERS[kind] for kind in (
-        ev.CardsDealt, ev.DraftOffered, ev.DraftChosen, ev.ClaimProven, ev.CardDrawn,
-        ev.InfluenceLost, ev.ExchangeDrawn, ev.ExchangeReturned, ev.ExamineShown,
-        ev.ExamineDecided)
+    ev.CardsDealt: State._mine_dealt,
+    ev.DraftOffered: State._mine_draft_offered,
+    ev.DraftChosen: State._mine_draft_chosen,
+    ev.ClaimProven: State._mine_proven,
+    ev.CardDrawn: State._mine_drew,
+    ev.InfluenceLost: State._mine_lost,
+    ev.ExchangeDrawn: State._mine_exchange_drawn,
+    ev.ExchangeReturned: State._mine_exchange_returned,
+    ev.ExamineShown: State._mine_examine_shown,
+    ev.ExamineDecided: State._mine_examine_decided,
 }
 PRIVATE_EVENT_TYPES = frozenset(_PRIVATE_HANDLERS)
