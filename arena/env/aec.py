@@ -103,6 +103,7 @@ class CoupEnv(AECEnv):
                               for agent in self.possible_agents}
         self._seeds = random.Random()
         self._masks: dict[tuple[int, int], tuple[Any, np.ndarray, dict[int, Decision]]] = {}
+        self._observed: tuple[Any, int, dict[int, Decision]] = ((), -1, {})
         self.game: Game | None = None
         self.game_seed: int | None = None
 
@@ -193,8 +194,9 @@ class CoupEnv(AECEnv):
                                             public=self._public)
         if self.info_lines and agent in self.infos:
             self.infos[agent]["lines"] = self.lines(agent)
-        return {"observation": np.frombuffer(vector, np.float32),
-                "action_mask": self._legal_of(legal, seat)[1].copy()}
+        found = self._legal_of(legal, seat)
+        self._observed = (legal, seat, found[2])  # what step() will most likely be asked
+        return {"observation": np.frombuffer(vector, np.float32), "action_mask": found[1].copy()}
 
     def _legal_of(self, legal: tuple[Decision, ...],
                   seat: int) -> tuple[Any, np.ndarray, dict[int, Decision]]:
@@ -229,7 +231,10 @@ class CoupEnv(AECEnv):
             index = action if type(action) is int else int(action)
         except (TypeError, ValueError):
             raise IllegalActionError(f"{agent}: {action!r} is not an action index") from None
-        decision = self._legal_of(legal, seat)[2].get(index)
+        observed = self._observed
+        decisions = (observed[2] if observed[0] is legal and observed[1] == seat
+                     else self._legal_of(legal, seat)[2])
+        decision = decisions.get(index)
         if decision is None:
             what = (encoding.describe_action(index) if 0 <= index < encoding.ACTION_COUNT
                     else "out of range")

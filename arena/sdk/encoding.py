@@ -202,33 +202,57 @@ def observation_bytes(state: State, request: Any = None, *,
     head = _HEADS.get(key)
     if head is None:
         head = _remember(_HEADS, key, _head(*key))
-    parts = [head]
-    current = public.current
-    alive, coins, influence = public.alive, public.coins, public.influence
-    face_up, claims, known = public.face_up, public.claims, state.known
-    slots = _SLOTS
-    for slot in range(n):
-        seat = (me + slot) % n
-        key = (alive[seat], coins[seat], influence[seat], face_up[seat], seat == current,
-               claims[seat], known[seat])
-        block = slots.get(key)
-        if block is None:
-            block = _remember(slots, key, _slot(*key))
-        parts.append(block)
-    if n < MAX_PLAYERS:
-        parts.append(_EMPTY_SLOTS[MAX_PLAYERS - n])
+    blocks = _seat_blocks(public)
+    known = state.known
+    if known != _NOBODY_KNOWN[n]:
+        blocks = [_known_block(public, seat, card) if card is not None else block
+                  for seat, (block, card) in enumerate(zip(blocks, known, strict=True))]
+    parts = [head, *blocks[me:], *blocks[:me], _EMPTY_SLOTS[MAX_PLAYERS - n]]
     chain = public.chain
     claimant = request.claimant if request is not None else None
-    key = (None if chain is None else (chain.action, (chain.actor - me) % n,
-                                       None if chain.target is None else (chain.target - me) % n,
-                                       None if chain.blocker is None else (chain.blocker - me) % n,
-                                       chain.block_claim),
-           None if claimant is None else ((claimant - me) % n, request.character))
+    key = (chain, me, n, claimant, None if claimant is None else request.character)
     tail = _TAILS.get(key)
     if tail is None:
-        tail = _remember(_TAILS, key, _tail(*key))
+        tail = _remember(_TAILS, key, _tail(
+            None if chain is None else (chain.action, (chain.actor - me) % n,
+                                        None if chain.target is None else (chain.target - me) % n,
+                                        None if chain.blocker is None
+                                        else (chain.blocker - me) % n, chain.block_claim),
+            None if claimant is None else ((claimant - me) % n, request.character)))
     parts.append(tail)
     return bytearray().join(parts)
+
+
+# The seat slots of the last State asked (each seat's slot in seat order, as
+# seen by a seat that examined nobody): the seats asked one after the other
+# between two events share them.  It holds the State, so that its id stays
+# its own; its history's length tells whether an event came since.
+_last_blocks: list[tuple[Any, int, list[bytes]]] = [(None, -1, [])]
+_NOBODY_KNOWN: Final = [(None,) * k for k in range(MAX_PLAYERS + 1)]
+
+
+def _seat_blocks(public: State) -> list[bytes]:
+    last, version = _last_blocks[0], len(public._history)
+    if last[0] is public and last[1] == version:
+        return last[2]
+    current = public.current
+    slots = _SLOTS
+    blocks = []
+    for seat, key in enumerate(zip(public.alive, public.coins, public.influence, public.face_up,
+                                   public.claims, strict=True)):
+        key += (seat == current,)
+        block = slots.get(key)
+        if block is None:
+            block = _remember(slots, key, _slot(*key, None))
+        blocks.append(block)
+    _last_blocks[0] = (public, version, blocks)  # one tuple: read whole, even by threads
+    return blocks
+
+
+def _known_block(public: State, seat: int, card: str) -> bytes:
+    """The slot of a seat whose face-down ``card`` the observer saw by examining."""
+    return _slot(public.alive[seat], public.coins[seat], public.influence[seat],
+                 public.face_up[seat], public.claims[seat], seat == public.current, card)
 
 
 _HEADS: dict[tuple[Any, ...], bytes] = {}
@@ -273,8 +297,8 @@ def _head(players: int, variant: str, draft: bool, court_size: int, turn: int, k
     return _block(_SEATS, numbers)
 
 
-def _slot(alive: bool, coins: int, influence: int, face_up: tuple[str, ...], current: bool,
-          claims: tuple[str, ...], known: str | None) -> bytes:
+def _slot(alive: bool, coins: int, influence: int, face_up: tuple[str, ...],
+          claims: tuple[str, ...], current: bool, known: str | None) -> bytes:
     numbers = {0: 1.0, 1: 1.0 if alive else 0.0, 2: min(coins, 12) / 12, 3: influence / 2,
                10: 1.0 if current else 0.0}
     _add_counts(numbers, 4, face_up, 0.5)
