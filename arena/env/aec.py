@@ -123,7 +123,8 @@ class CoupEnv(AECEnv):
                                     self.turn_limit)
         names = self.possible_agents
         # What observations are made of, following each event once: the public
-        # part in a spectator's State, each seat's own cards in its own.
+        # part in a spectator's State (which skips the events no observation
+        # reads), each seat's own cards in its own (``State.apply_private``).
         self._public = State(SPECTATOR, names, self.variant)
         self._private = [State(seat, names, self.variant) for seat in range(self.players)]
         self._followed = 0  # events taken in by those
@@ -169,18 +170,20 @@ class CoupEnv(AECEnv):
     def _follow(self, events: list[Any]) -> None:
         """Take the new events into the public State and each seat's own."""
         public, private = self._public, self._private
+        apply, unobserved = public.apply, encoding.UNOBSERVED_EVENT_TYPES
         for event in events[self._followed:]:
             kind = type(event)
             if kind in SECRET_EVENT_TYPES:
                 spectator, *seen = seat_views(event, self._viewers)
-                public.apply(spectator)
+                apply(spectator)
                 for state, mine in zip(private, seen, strict=True):
                     state.apply_private(mine)
-            else:
-                public.apply(event)
-                if kind in PRIVATE_EVENT_TYPES:
-                    for state in private:
-                        state.apply_private(event)
+            elif kind in PRIVATE_EVENT_TYPES:
+                apply(event)
+                for state in private:
+                    state.apply_private(event)
+            elif kind not in unobserved:
+                apply(event)
         self._followed = len(events)
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:

@@ -56,6 +56,7 @@ from array import array
 from collections.abc import Sequence
 from typing import Any, Final
 
+from arena.engine import events as ev
 from arena.engine.cards import ALL_CARDS, MAX_PLAYERS
 from arena.engine.decisions import REQUEST_KINDS, Decision
 from arena.sdk.state import State
@@ -254,6 +255,13 @@ def _known_block(public: State, seat: int, card: str) -> bytes:
     return _slot(public.alive[seat], public.coins[seat], public.influence[seat],
                  public.face_up[seat], public.claims[seat], seat == public.current, card)
 
+
+# The events that change nothing an observation reads (a challenge and its
+# outcome, how the action ended, the placements): a caller that keeps a State
+# only to compute observations may skip them.
+UNOBSERVED_EVENT_TYPES: Final = frozenset({
+    ev.Challenged, ev.ClaimFailed, ev.ActionResolved, ev.ActionFailed, ev.Forfeited,
+    ev.GameOver})
 
 _HEADS: dict[tuple[Any, ...], bytes] = {}
 _SLOTS: dict[tuple[Any, ...], bytes] = {}
