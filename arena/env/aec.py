@@ -250,14 +250,18 @@ class CoupEnv(AECEnv):
         if self._rewarded:  # rewards only come with placements: mostly nothing to clear
             self._clear_rewards()
             self._rewarded = False
-        if game.result is not None or sum(game.alive) + len(self._placed) != self.players:
+        if game.result is not None or game.alive.count(False) != len(self._placed):
             self._place_finished(game)
             self._accumulate_rewards()
             self._rewarded = True
             self._select(game)
             self._deads_step_first()
         else:
-            self._select(game)
+            seats = game.request.seats  # type: ignore[union-attr]
+            if len(seats) == 1:  # mostly: one seat asked
+                self.agent_selection = self.possible_agents[seats[0]]
+            else:
+                self._select(game)
         if self.render_mode == "human":
             self.render()
 

@@ -197,30 +197,42 @@ def observation_bytes(state: State, request: Any = None, *,
         public = state
     n = state.players
     me = state.seat
-    kind = _KIND.get(request.kind, -1) if request is not None else -1
-    key = (n, state.variant, public.draft, public.court_size, public.turn, kind, state.hand,
-           state.set_aside)
-    head = _HEADS.get(key)
-    if head is None:
-        head = _remember(_HEADS, key, _head(*key))
+    game = _GAMES.get((n, state.variant, public.draft))
+    if game is None:
+        game = _GAMES[n, state.variant, public.draft] = _game_block(n, state.variant, public.draft)
+    court, turn = public.court_size, public.turn
+    cards = _CARDS_HELD.get((state.hand, state.set_aside))
+    if cards is None:
+        cards = _remember(_CARDS_HELD, (state.hand, state.set_aside),
+                          _cards_block(state.hand, state.set_aside))
+    parts = [game, _COURT[court] if 0 <= court <= 20 else _number(min(court, 20) / 20),
+             _TURN[turn] if 0 <= turn <= 100 else _number(min(turn, 100) / 100),
+             _REQUEST[_KIND.get(request.kind, -1) if request is not None else -1], cards]
     blocks = _seat_blocks(public)
     known = state.known
     if known != _NOBODY_KNOWN[n]:
         blocks = [_known_block(public, seat, card) if card is not None else block
                   for seat, (block, card) in enumerate(zip(blocks, known, strict=True))]
-    parts = [head, *blocks[me:], *blocks[:me], _EMPTY_SLOTS[MAX_PLAYERS - n]]
+    parts += blocks[me:]
+    parts += blocks[:me]
+    parts.append(_EMPTY_SLOTS[MAX_PLAYERS - n])
+    # The action on the table and the claim asked about: one-hot pieces.
     chain = public.chain
+    if chain is None:
+        parts.append(_NO_CHAIN)
+    else:
+        target, blocker, block_claim = chain.target, chain.blocker, chain.block_claim
+        parts += (_ACTION_HOT[_ACTION[chain.action]], _SLOT_HOT[(chain.actor - me) % n],
+                  _NO_SLOT if target is None else _SLOT_HOT[(target - me) % n],
+                  _NO_SLOT if blocker is None else _SLOT_HOT[(blocker - me) % n],
+                  _NO_CARD if block_claim is None else _CARD_HOT[_CARD[block_claim]])
     claimant = request.claimant if request is not None else None
-    key = (chain, me, n, claimant, None if claimant is None else request.character)
-    tail = _TAILS.get(key)
-    if tail is None:
-        tail = _remember(_TAILS, key, _tail(
-            None if chain is None else (chain.action, (chain.actor - me) % n,
-                                        None if chain.target is None else (chain.target - me) % n,
-                                        None if chain.blocker is None
-                                        else (chain.blocker - me) % n, chain.block_claim),
-            None if claimant is None else ((claimant - me) % n, request.character)))
-    parts.append(tail)
+    if claimant is None:
+        parts.append(_NO_CLAIM)
+    else:
+        character = request.character
+        parts += (_SLOT_HOT[(claimant - me) % n],
+                  _CARD_HOT[_CARD[character]] if character in _CARD else _NO_CARD)
     return bytearray().join(parts)
 
 
@@ -263,9 +275,9 @@ UNOBSERVED_EVENT_TYPES: Final = frozenset({
     ev.Challenged, ev.ClaimFailed, ev.ActionResolved, ev.ActionFailed, ev.Forfeited,
     ev.GameOver})
 
-_HEADS: dict[tuple[Any, ...], bytes] = {}
 _SLOTS: dict[tuple[Any, ...], bytes] = {}
-_TAILS: dict[tuple[Any, ...], bytes] = {}
+_CARDS_HELD: dict[tuple[Any, ...], bytes] = {}
+_GAMES: dict[tuple[Any, ...], bytes] = {}
 _EMPTY_SLOTS: Final = [bytes(4 * _SLOT * k) for k in range(MAX_PLAYERS + 1)]
 
 
@@ -289,20 +301,27 @@ def _add_counts(numbers: dict[int, float], base: int, cards: tuple[str, ...], st
         numbers[i] = min(numbers.get(i, 0.0) + step, 1.0)
 
 
-def _head(players: int, variant: str, draft: bool, court_size: int, turn: int, kind: int,
-          hand: tuple[str, ...], set_aside: tuple[str, ...]) -> bytes:
+def _number(value: float) -> bytes:
+    return array(_FLOAT32, (value,)).tobytes()
+
+
+def _game_block(players: int, variant: str, draft: bool) -> bytes:
+    """``players``, ``inquisitor``, ``draft``."""
     f = OBSERVATION_FIELDS
-    numbers = {f["players"][0] + players - 2: 1.0, f["court"][0]: min(court_size, 20) / 20,
-               f["turn"][0]: min(turn, 100) / 100}
+    numbers = {f["players"][0] + players - 2: 1.0}
     if variant == "inquisitor":
         numbers[f["inquisitor"][0]] = 1.0
     if draft:
         numbers[f["draft"][0]] = 1.0
-    if kind >= 0:
-        numbers[f["request"][0] + kind] = 1.0
-    _add_counts(numbers, f["hand"][0], hand, 0.25)
-    _add_counts(numbers, f["set_aside"][0], set_aside, 1.0)
-    return _block(_SEATS, numbers)
+    return _block(f["court"][0], numbers)
+
+
+def _cards_block(hand: tuple[str, ...], set_aside: tuple[str, ...]) -> bytes:
+    """``hand`` and ``set_aside``."""
+    numbers: dict[int, float] = {}
+    _add_counts(numbers, 0, hand, 0.25)
+    _add_counts(numbers, 6, set_aside, 1.0)
+    return _block(12, numbers)
 
 
 def _slot(alive: bool, coins: int, influence: int, face_up: tuple[str, ...],
@@ -316,21 +335,18 @@ def _slot(alive: bool, coins: int, influence: int, face_up: tuple[str, ...],
     return _block(_SLOT, numbers)
 
 
-def _tail(chain: tuple[Any, ...] | None, claim: tuple[int, str | None] | None) -> bytes:
-    f = {name: offset - _TAIL for name, (offset, _) in OBSERVATION_FIELDS.items()}
-    numbers: dict[int, float] = {}
-    if chain is not None:
-        action, actor, target, blocker, block_claim = chain
-        numbers[f["action"] + _ACTION[action]] = 1.0
-        numbers[f["actor"] + actor] = 1.0
-        if target is not None:
-            numbers[f["target"] + target] = 1.0
-        if blocker is not None:
-            numbers[f["blocker"] + blocker] = 1.0
-        if block_claim is not None:
-            numbers[f["block_claim"] + _CARD[block_claim]] = 1.0
-    if claim is not None:
-        numbers[f["claimant"] + claim[0]] = 1.0
-        if claim[1] in _CARD:
-            numbers[f["character"] + _CARD[claim[1]]] = 1.0
-    return _block(OBSERVATION_SIZE - _TAIL, numbers)
+def _one_hot(length: int, index: int) -> bytes:
+    return _block(length, {index: 1.0})
+
+
+_COURT: Final = [_number(size / 20) for size in range(21)]
+_TURN: Final = [_number(turn / 100) for turn in range(101)]
+_REQUEST: Final = [_one_hot(len(REQUEST_KINDS), kind) for kind in range(len(REQUEST_KINDS))] + [
+    bytes(4 * len(REQUEST_KINDS))]  # index -1: nothing asked
+_ACTION_HOT: Final = [_one_hot(len(ACTION_NAMES), i) for i in range(len(ACTION_NAMES))]
+_SLOT_HOT: Final = [_one_hot(MAX_PLAYERS, slot) for slot in range(MAX_PLAYERS)]
+_CARD_HOT: Final = [_one_hot(len(CARDS), i) for i in range(len(CARDS))]
+_NO_SLOT: Final = bytes(4 * MAX_PLAYERS)
+_NO_CARD: Final = bytes(4 * len(CARDS))
+_NO_CHAIN: Final = bytes(4 * (OBSERVATION_FIELDS["claimant"][0] - _TAIL))
+_NO_CLAIM: Final = bytes(4 * (OBSERVATION_SIZE - OBSERVATION_FIELDS["claimant"][0]))
