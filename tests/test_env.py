@@ -32,7 +32,7 @@ from hypothesis import strategies as st  # noqa: E402
 from pettingzoo.test import api_test, render_test, seed_test  # noqa: E402
 
 from arena.engine.decisions import KEEP  # noqa: E402
-from arena.engine.observer import view  # noqa: E402
+from arena.engine.observer import OMNISCIENT, SPECTATOR, seat_views, view  # noqa: E402
 from arena.env import (  # noqa: E402
     CoupEnv,
     IllegalActionError,
@@ -222,6 +222,25 @@ def _check_hidden_cards(vector: np.ndarray, state, seat: int, players: int, game
         if known.any():
             card = encoding.CARDS[int(np.flatnonzero(known)[0])]
             assert shown.get(other) == card and card in game.hands[other]
+
+
+def test_seat_views_gives_each_seat_its_view_of_every_event() -> None:
+    """The environment blanks each secret once for all seats (observer.seat_views)."""
+    rng = random.Random(4)
+    seen_secret = 0
+    for players, variant in ((2, "ambassador"), (4, "inquisitor"), (6, "inquisitor")):
+        aec = CoupEnv(players=players, variant=variant)
+        aec.reset(seed=players)
+        for _agent in aec.agent_iter():
+            observation, _, terminated, truncated, _ = aec.last()
+            aec.step(None if terminated or truncated
+                     else int(rng.choice(np.flatnonzero(observation["action_mask"]))))
+        seats = (SPECTATOR, OMNISCIENT, *range(players))
+        for event in aec.game.events:
+            views = seat_views(event, seats)
+            assert views == [view(event, seat) for seat in seats]
+            seen_secret += views[0] != event
+    assert seen_secret > 10
 
 
 # ---------------------------------------------------------- single seat, policies

@@ -10,10 +10,14 @@ in the referee.  Actions and observations are ``arena.sdk.encoding``'s:
   (int8) marking the legal answers; an illegal action raises
   ``IllegalActionError`` and changes nothing;
 - observation: ``{"observation": Box(0, 1, (267,), float32), "action_mask":
-  Box(0, 1, (87,), int8)}``, built by the SDK's ``State`` for that seat from
-  the events as that seat sees them (``observer.view``), never from the
-  engine's hidden state.  ``lines(agent)`` gives those events as protocol
-  lines, and with ``info_lines=True`` they are in ``infos[agent]["lines"]``.
+  Box(0, 1, (87,), int8)}``: what ``encoding.observation`` computes for an
+  SDK bot in that seat from its protocol lines, never from the engine's
+  hidden state.  Each event is followed once: its public part in a
+  spectator's SDK ``State``, what a seat alone sees of it (its own cards,
+  through ``observer.view``) in that seat's ``State.apply_private``.
+  ``state_of(agent)`` gives the whole SDK State of a seat, ``lines(agent)``
+  its events as protocol lines; with ``info_lines=True`` they are in
+  ``infos[agent]["lines"]``.
 
 Rewards come from placements: ``reward(place, players)`` (default
 ``linear_reward``: 1 for first, -1 for last, evenly between) is given when
