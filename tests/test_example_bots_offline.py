@@ -82,10 +82,16 @@ def c_bot(tmp_path_factory: pytest.TempPathFactory) -> BotCommand:
 def _command(name: str, request: pytest.FixtureRequest) -> BotCommand:
     if name == "c_bot":
         return request.getfixturevalue("c_bot")
-    interpreter = {".py": sys.executable, ".js": "node", ".sh": "bash"}[Path(name).suffix]
-    if not Path(interpreter).is_absolute():
-        interpreter = _tool(interpreter)
+    if name.endswith(".py"):
+        return _python(name)
+    interpreter = _tool({".js": "node", ".sh": "bash"}[Path(name).suffix])
     return BotCommand((interpreter, str(BOTS / name)), BOTS)
+
+
+def _python(name: str) -> BotCommand:
+    # As arena runs a .py bot: with -P its folder is not on sys.path, so the
+    # SDK's `import random` is not random.py beside it.
+    return BotCommand((sys.executable, "-u", "-P", str(BOTS / name)), BOTS)
 
 
 ALL_BOTS = ["random.py", "honest.py", "node_random.js", "bash_random.sh", "c_bot"]
@@ -438,7 +444,7 @@ def honest_answers(driver_for, items: list[str | Ask]) -> list[str]:
 
 
 def _honest() -> BotCommand:
-    return BotCommand((sys.executable, str(BOTS / "honest.py")), BOTS)
+    return _python("honest.py")
 
 
 def test_honest_never_claims_a_card_it_lacks(driver_for) -> None:
