@@ -375,8 +375,9 @@ class Watchdog:
 
     def reset_cpu(self) -> None:
         """Start a new CPU budget: from now on the bot may use ``cpu_seconds`` more."""
-        # The watchdog's last scan is recent enough (the bot idles between games);
-        # a fresh scan of /proc for every seat of every game cost ~0.3 ms each.
+        # The watchdog's last look is recent enough (the bot idles between games);
+        # a fresh one for every seat of every game costs a scan of /proc (~0.3 ms)
+        # without the keeper, a walk of its tree (tens of us) with it.
         self.sample(max_age=self.limits.watch_interval)
         self._cpu_base = self._cpu_total
 
