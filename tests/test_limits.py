@@ -20,7 +20,7 @@ from test_process import hang_guarded
 from arena.referee.bots import BotSpec, resolve_bot
 from arena.referee.limits import BotLimits, exit_limit, launcher_argv
 from arena.referee.process import BotExited, BotProcess, BotStartError, open_bot_process
-from arena.referee.watchdog import ProcessTable, ProcInfo, read_stat
+from arena.referee.watchdog import TREE_WALK, ProcessTable, ProcInfo, read_stat, read_tree
 
 FAKE = Path(__file__).parent / "fake_bots"
 HANG_GUARD = 20.0
@@ -365,6 +365,46 @@ def test_a_bot_is_its_group_and_every_descendant() -> None:
     assert table.children(100) == [101]
     assert table.info(102) == ProcInfo(ppid=101, pgrp=102, state="S", cpu_ticks=10, rss_pages=7)
     assert table.info(999) is None
+
+
+# A process whose children come from two threads, one in a session of its own.
+# A child is listed under the thread that forked it, while that thread lives.
+TREE = """
+import subprocess, sys, threading
+kids, spawned = [], threading.Event()
+def spawn_and_stay():
+    kids.append(subprocess.Popen(["sleep", "60"]))
+    spawned.set()
+    sys.stdin.read()
+threading.Thread(target=spawn_and_stay, daemon=True).start()
+spawned.wait()
+kids.append(subprocess.Popen(["sleep", "60"], start_new_session=True))
+print(" ".join(str(kid.pid) for kid in kids), flush=True)
+sys.stdin.read()
+"""
+
+
+@pytest.mark.skipif(not TREE_WALK, reason="this kernel lists no thread's children")
+def test_the_tree_of_a_process_is_read_from_each_thread_s_children() -> None:
+    import subprocess
+    import sys
+
+    proc = subprocess.Popen([sys.executable, "-c", TREE], stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, text=True)
+    kids: set[int] = set()
+    try:
+        assert proc.stdout is not None
+        kids = {int(pid) for pid in proc.stdout.readline().split()}
+        assert len(kids) == 2
+        table = read_tree(proc.pid)
+        assert table.members(proc.pid) == {proc.pid, *kids}
+        assert table.members(proc.pid) == ProcessTable.read().members(proc.pid)
+        assert (info := table.info(proc.pid)) is not None and info.threads >= 2
+    finally:
+        for pid in kids:
+            os.kill(pid, signal.SIGKILL)
+        proc.kill()
+        proc.wait()
 
 
 def test_stat_of_a_real_process_is_read() -> None:

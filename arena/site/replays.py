@@ -51,22 +51,36 @@ _CARD_FIELDS: Final = frozenset({"card", "cards", "character", "claim"})
 def encode_event(event: ev.Event) -> list[Any]:
     """``[code, field, ...]`` in the event's field order; cards as letters."""
     out: list[Any] = [EVENT_CODES[type(event)]]
-    for field in attrs.fields(type(event)):
-        value = getattr(event, field.name)
-        if field.name in _CARD_FIELDS and value is not None:
-            value = "".join(CARD_LETTERS[card] for card in
-                            ((value,) if isinstance(value, str) else value))
+    for name, cards in _fields(type(event)):
+        value = getattr(event, name)
+        if cards and value is not None:
+            value = "".join([_LETTERS[card] for card in
+                             ((value,) if isinstance(value, str) else value)])
         elif isinstance(value, tuple):
             value = list(value)
         out.append(value)
     return out
 
 
+_LETTERS: Final[dict[str | None, str]] = {**CARD_LETTERS, None: HIDDEN}
+_FIELDS: dict[type, tuple[tuple[str, bool], ...]] = {}
+
+
+def _fields(kind: type) -> tuple[tuple[str, bool], ...]:
+    # Each event type's field names, and which hold cards: once per type, not
+    # once per event (a site encodes every event of every game).
+    found = _FIELDS.get(kind)
+    if found is None:
+        found = _FIELDS[kind] = tuple((field.name, field.name in _CARD_FIELDS)
+                                      for field in attrs.fields(kind))
+    return found
+
+
 def encode_seat(seat: Seat) -> str:
     """``coins.hand.revealed.drawn`` and ``.x`` if out: ``5.D?.C.`` ."""
-    def letters(cards: list[str | None]) -> str:
-        return "".join(HIDDEN if card is None else CARD_LETTERS[card] for card in cards)
-    text = f"{seat.coins}.{letters(seat.hand)}.{letters(seat.revealed)}.{letters(seat.drawn)}"
+    letter = _LETTERS.__getitem__
+    text = (f"{seat.coins}.{''.join(map(letter, seat.hand))}."
+            f"{''.join(map(letter, seat.revealed))}.{''.join(map(letter, seat.drawn))}")
     return text + ".x" if seat.out else text
 
 
