@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from arena.protocol import codec
 from arena.referee.bots import (
     MAX_HASH_BYTES,
     BotSpecError,
@@ -178,6 +179,20 @@ def test_repeated_names_are_told_apart_in_argument_order(tmp_path: Path) -> None
     ]
     names = [spec.name for spec in resolve_bots(str(arg) for arg in args)]
     assert names == ["random", "random-3", "random-2", "random-4"]
+
+
+def test_names_are_told_apart_as_the_game_line_shows_them(tmp_path: Path) -> None:
+    # Other characters become "_" in the game line: "my bot" would pose as
+    # "my_bot" there, and any unicode name as a run of underscores.
+    named = [("one", "my bot"), ("two", "my_bot"), ("three", "é🙂"), ("four", "__"),
+             ("five", "x" * 64), ("six", "x" * 64)]
+    args = [bot_dir(tmp_path / folder, f'name = "{name}"\nrun = ["/bin/true"]\n')
+            for folder, name in named]
+    names = [spec.name for spec in resolve_bots(str(arg) for arg in args)]
+    assert names[:4] == ["my bot", "my_bot-2", "é🙂", "__-2"]
+    assert names[4] == "x" * 64 and names[5] == "x" * 62 + "-2"
+    wire = [codec.wire_name(name) for name in names]
+    assert len(set(wire)) == len(wire)
 
 
 def test_build_runs_in_the_bot_directory_before_the_bot(tmp_path: Path) -> None:

@@ -48,6 +48,7 @@ from typing import IO, Final
 
 import attrs
 
+from arena.protocol import codec
 from arena.referee.isolation import isolated_argv
 from arena.referee.process import group_alive
 from arena.referee.sandbox import Sandbox, SandboxError, build_sandbox
@@ -155,20 +156,23 @@ def resolve_bots(args: Iterable[str]) -> list[BotSpec]:
     """Resolve every argument and make the names unique, in argument order.
 
     A repeated name gets ``-2``, ``-3``, ... (skipping names that another bot has
-    of its own), so ``random random`` gives ``random`` and ``random-2``.
+    of its own), so ``random random`` gives ``random`` and ``random-2``.  Names
+    are told apart as the game line shows them (``wire_name``), so that no bot
+    can pose as another there: ``my bot`` and ``my_bot`` give ``my bot`` and
+    ``my_bot-2``.
     """
     specs = [resolve_bot(arg) for arg in args]
-    reserved = {spec.name for spec in specs}
+    reserved = {codec.wire_name(spec.name) for spec in specs}
     used: set[str] = set()
     unique = []
     for spec in specs:
         name = spec.name
-        if name in used:
-            n = 2
-            while f"{spec.name}-{n}" in used or f"{spec.name}-{n}" in reserved:
-                n += 1
-            name = f"{spec.name}-{n}"
-        used.add(name)
+        n = 1
+        while codec.wire_name(name) in used or (n > 1 and codec.wire_name(name) in reserved):
+            n += 1
+            suffix = f"-{n}"  # kept whole: the game line cuts a name at MAX_NAME
+            name = f"{spec.name[:codec.MAX_NAME - len(suffix)]}{suffix}"
+        used.add(codec.wire_name(name))
         unique.append(attrs.evolve(spec, name=name))
     return unique
 
