@@ -369,3 +369,10 @@ def test_an_unreadable_file_in_a_bot_folder_is_one_line(tmp_path: Path,
         bot_hash(resolve_bot(str(directory)))
     assert str(info.value) == (f"bot 'greedy': cannot read {secret} (Permission denied); make "
                                "it readable, or move it out of the bot's folder")
+
+
+@pytest.mark.parametrize("name", ["evil\u202egnp.exe", "zero\u200bwidth", "isolate\u2067x"])
+def test_a_name_with_invisible_or_direction_characters_is_refused(
+        tmp_path: Path, name: str) -> None:
+    directory = bot_dir(tmp_path, f'name = "{name}"\nrun = ["/bin/true"]\n')
+    assert "invisible, control or direction characters" in spec_error(directory)

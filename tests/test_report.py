@@ -195,3 +195,12 @@ def test_standings_text_lists_bots_then_notes() -> None:
     assert lines[0].split()[:3] == ["#", "bot", "Elo"]
     assert any(line.startswith("* ") and "no finite rating" in line for line in lines)
     assert text.index("dan") < text.index("* ")
+
+
+def test_markdown_cells_show_a_name_as_text_never_as_html_or_a_link() -> None:
+    table = Table(("bot",), (("<img src=x onerror=alert(1)>",), ("[x](javascript:alert(1))",),
+                             ("a|b & c",)))
+    markdown = render_markdown(table)
+    assert "<img" not in markdown and "[x](" not in markdown
+    assert "&lt;img src=x onerror=alert(1)&gt;" in markdown
+    assert "\\[x\\](javascript:alert(1))" in markdown and "a\\|b &amp; c" in markdown

@@ -42,6 +42,7 @@ import sys
 import tempfile
 import time
 import tomllib
+import unicodedata
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import IO, Final
@@ -413,6 +414,9 @@ def _resolve_dir(arg: str, path: Path) -> BotSpec:
         raise bad("`name` must be a one-line string without slashes; fix or remove it")
     if len(name) > _MAX_NAME:
         raise bad(f"`name` is longer than {_MAX_NAME} characters; shorten it")
+    if any(unicodedata.category(c)[0] in "CZ" and c != " " for c in name):
+        # Invisible characters and bidi overrides would make tables lie.
+        raise bad("`name` has invisible, control or direction characters; use visible ones")
 
     if "run" not in data:
         raise bad('`run` is missing; add e.g. run = ["python3", "bot.py"]')

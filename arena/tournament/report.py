@@ -382,8 +382,16 @@ def _short(text: str) -> str:
 
 
 def _markdown_cell(text: str) -> str:
-    # tabulate does not escape pipes, which would split the cell
-    return text.replace("|", "\\|")
+    # tabulate does not escape pipes, which would split the cell; a bot's name
+    # must not become HTML or a link where standings.md is shown
+    for plain, escaped in _MARKDOWN_ESCAPES:
+        text = text.replace(plain, escaped)
+    return text
+
+
+_MARKDOWN_ESCAPES: Final = (
+    ("&", "&amp;"), ("<", "&lt;"), (">", "&gt;"), ("|", "\\|"), ("[", "\\["), ("]", "\\]"),
+)
 
 
 def _tabulate(rows: list[list[str]], headers: list[str], fmt: str, align: Sequence[str]) -> str:
