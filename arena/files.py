@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
+from collections.abc import Iterator
 from pathlib import Path
 
 from arena.errors import UserError
@@ -18,6 +19,29 @@ _ADVICE = {
     errno.EPERM: "not permitted; give this user write access, or write somewhere else",
 }
 DISK_ERRORS = frozenset(_ADVICE)
+
+
+def user_error_in(exc: BaseException) -> UserError | None:
+    """The one line a failure is told in, looking inside exception groups: a
+    UserError raised in it, else a full, read-only or foreign disk under a file
+    arena wrote; None for a failure that is a bug and keeps its traceback."""
+    leaves = list(exception_leaves(exc))
+    for leaf in leaves:
+        if isinstance(leaf, UserError):
+            return leaf
+    for leaf in leaves:
+        if isinstance(leaf, OSError) and leaf.errno in DISK_ERRORS and leaf.filename:
+            return disk_error(leaf)
+    return None
+
+
+def exception_leaves(exc: BaseException) -> Iterator[BaseException]:
+    """The exceptions in ``exc``, through any nesting of exception groups."""
+    if isinstance(exc, BaseExceptionGroup):
+        for inner in exc.exceptions:
+            yield from exception_leaves(inner)
+    else:
+        yield exc
 
 
 def disk_error(exc: OSError, path: Path | str | None = None) -> UserError:

@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 import argparse
-from collections.abc import Awaitable, Callable, Iterator, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
 from arena.engine.cards import VARIANTS
 from arena.engine.rules import DEFAULT_TURN_LIMIT
 from arena.errors import UserError
-from arena.files import DISK_ERRORS, disk_error
+from arena.files import DISK_ERRORS, disk_error, exception_leaves, user_error_in
 from arena.protocol import codec
 from arena.referee.bots import BotSpec, BotSpecError, build_bot, resolve_bots
 
@@ -204,22 +204,11 @@ def run_trio(fn: Callable[..., Awaitable[T]], *args: Any) -> T:
             raise disk_error(exc) from None
         raise
     except BaseExceptionGroup as group:
-        leaves = list(_leaves(group))
+        leaves = list(exception_leaves(group))
         if leaves and all(isinstance(e, KeyboardInterrupt) for e in leaves):
             raise KeyboardInterrupt from None
-        for leaf in leaves:
-            if isinstance(leaf, UserError):
-                raise leaf from None
-        for leaf in leaves:
-            # A bot's log or scratch folder on a full, read-only or foreign disk.
-            if isinstance(leaf, OSError) and leaf.errno in DISK_ERRORS and leaf.filename:
-                raise disk_error(leaf) from None
+        # A UserError, or a bot's log or scratch folder on a full, read-only or foreign disk.
+        found = user_error_in(group)
+        if found is not None:
+            raise found from None
         raise
-
-
-def _leaves(exc: BaseException) -> Iterator[BaseException]:
-    if isinstance(exc, BaseExceptionGroup):
-        for inner in exc.exceptions:
-            yield from _leaves(inner)
-    else:
-        yield exc

@@ -21,7 +21,13 @@ import attrs
 
 from arena.errors import UserError
 from arena.tournament import report as reports
-from arena.tournament.ratings import GameResult, RatingTable, fit_ratings, pairwise_scores
+from arena.tournament.ratings import (
+    GameResult,
+    RatingTable,
+    fit_ratings,
+    pair_score,
+    pairwise_scores,
+)
 from arena.tournament.store import GAMES, LOGS, read_games, read_meta
 from arena.tournament.times import TimeSummary
 
@@ -145,11 +151,7 @@ def tournament_data(data: Folder, ratings: RatingTable, *, chunk_size: int,
             if other == bot:
                 cells.append(None)
                 continue
-            if bot < other:
-                score, count = pairs.get((bot, other), (0.0, 0))
-            else:
-                theirs, count = pairs.get((other, bot), (0.0, 0))
-                score = count - theirs
+            score, count = pair_score(pairs, bot, other)
             cells.append([round(score / count, 4), count] if count else None)
         matrix.append(cells)
     limits = meta.get("limits", {})

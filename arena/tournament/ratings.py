@@ -167,6 +167,14 @@ def pairwise_scores(results: Iterable[GameResult | Mapping[str, Any]]) -> PairSc
     return {pair: (score, int(count)) for pair, (score, count) in points.items()}
 
 
+def pair_score(pairs: PairScores, bot: str, other: str) -> tuple[float, int]:
+    """The points ``bot`` scored against ``other`` and their pairwise results."""
+    if bot < other:
+        return pairs.get((bot, other), (0.0, 0))
+    theirs, count = pairs.get((other, bot), (0.0, 0))
+    return count - theirs, count
+
+
 def expected_score(elo: float, opponent_elo: float) -> float:
     """The probability that a bot rated ``elo`` beats one rated ``opponent_elo``."""
     return _sigmoid((elo - opponent_elo) / ELO_PER_NAT)

@@ -25,6 +25,7 @@ from arena.tournament.ratings import (
     GameResult,
     RatingTable,
     as_game_results,
+    pair_score,
     pairwise_scores,
 )
 from arena.tournament.times import TimeSummary, time_summaries
@@ -210,11 +211,7 @@ def head_to_head_table(results: Results, order: Sequence[str]) -> Table:
             if other == bot:
                 cells.append("")
                 continue
-            if bot < other:
-                score, count = pairs.get((bot, other), (0.0, 0))
-            else:
-                theirs, count = pairs.get((other, bot), (0.0, 0))
-                score = count - theirs
+            score, count = pair_score(pairs, bot, other)
             cells.append(_percent(score / count) if count else "")
         rows.append((str(k), bot, *cells))
     return Table(headers, tuple(rows), ("right", "left", *("right",) * len(order)))

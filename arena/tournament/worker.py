@@ -14,7 +14,7 @@ from __future__ import annotations
 import bisect
 import math
 from collections import Counter, OrderedDict
-from collections.abc import AsyncIterator, Iterator, Sequence
+from collections.abc import AsyncIterator, Sequence
 from contextlib import AsyncExitStack, asynccontextmanager
 from pathlib import Path
 from typing import Any, Final
@@ -24,8 +24,7 @@ import trio
 
 from arena.engine.game import GameConfig
 from arena.engine.record import gzipped
-from arena.errors import UserError
-from arena.files import DISK_ERRORS, disk_error
+from arena.files import user_error_in
 from arena.protocol import codec
 from arena.referee.bots import BotSpec, file_name
 from arena.referee.lineup import BotHost, Lineup, open_lineup, start_all
@@ -190,22 +189,8 @@ class GameSlot:
 def refusal(exc: BaseException) -> str | None:
     """The one line a unit's failure is told in (a full disk under the bots' logs,
     say), or None for a failure that is a bug and keeps its traceback."""
-    leaves = list(_leaves(exc))
-    for leaf in leaves:
-        if isinstance(leaf, UserError):
-            return str(leaf)
-    for leaf in leaves:
-        if isinstance(leaf, OSError) and leaf.errno in DISK_ERRORS and leaf.filename:
-            return str(disk_error(leaf))
-    return None
-
-
-def _leaves(exc: BaseException) -> Iterator[BaseException]:
-    if isinstance(exc, BaseExceptionGroup):
-        for inner in exc.exceptions:
-            yield from _leaves(inner)
-    else:
-        yield exc
+    found = user_error_in(exc)
+    return None if found is None else str(found)
 
 
 def merge_starts(total: dict[str, dict[str, int]], more: dict[str, dict[str, int]]) -> None:
