@@ -35,7 +35,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Final
 
 import gymnasium
 import numpy as np
@@ -48,10 +48,20 @@ from arena.engine.observer import SECRET_EVENT_TYPES, SPECTATOR, seat_views, vie
 from arena.engine.rules import DEFAULT_TURN_LIMIT
 from arena.protocol.codec import encode_event, seat_seed
 from arena.sdk import encoding
-from arena.sdk.state import PRIVATE_EVENT_TYPES, State
+from arena.sdk.state import PRIVATE_HANDLERS, State
 from arena.transcript import Transcript
 
 Reward = Callable[[int, int], float]
+
+# How ``_follow`` takes in an event, by type: None, skipped (no observation
+# reads it); (secret, handler): into the public State, and into each seat's
+# own through ``handler`` (``State.apply_private``'s, called directly), each
+# its own view when ``secret``; any other type, into the public State only.
+_PUBLIC_ONLY: Final = (False, None)
+_ROUTES: Final[dict[type, tuple[bool, Callable[[State, Any], None]] | None]] = {
+    **dict.fromkeys(encoding.UNOBSERVED_EVENT_TYPES),
+    **{kind: (kind in SECRET_EVENT_TYPES, handler) for kind, handler in PRIVATE_HANDLERS.items()},
+}
 
 
 class IllegalActionError(ValueError):
@@ -174,21 +184,29 @@ class CoupEnv(AECEnv):
     def _follow(self, events: list[Any]) -> None:
         """Take the new events into the public State and each seat's own."""
         public, private = self._public, self._private
-        apply, unobserved = public.apply, encoding.UNOBSERVED_EVENT_TYPES
+        apply, route_of = public.apply, _ROUTES.get
         for event in events[self._followed:]:
-            kind = type(event)
-            if kind in SECRET_EVENT_TYPES:
-                spectator, *seen = seat_views(event, self._viewers)
-                apply(spectator)
-                for state, mine in zip(private, seen, strict=True):
-                    state.apply_private(mine)
-            elif kind in PRIVATE_EVENT_TYPES:
+            route = route_of(type(event), _PUBLIC_ONLY)
+            if route is _PUBLIC_ONLY:  # mostly
                 apply(event)
-                for state in private:
-                    state.apply_private(event)
-            elif kind not in unobserved:
-                apply(event)
+            elif route is not None:
+                secret, take_private = route
+                if secret:
+                    spectator, *seen = seat_views(event, self._viewers)
+                    apply(spectator)
+                    for state, mine in zip(private, seen, strict=True):
+                        take_private(state, mine)
+                else:
+                    apply(event)
+                    for state in private:
+                        take_private(state, event)
         self._followed = len(events)
+
+    def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
+        # AECEnv.last, a call shorter: it is asked once a step.
+        agent = self.agent_selection
+        return (self.observe(agent) if observe else None, self._cumulative_rewards[agent],
+                self.terminations[agent], self.truncations[agent], self.infos[agent])
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         game = self.game

@@ -15,7 +15,8 @@ to them.
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from types import MappingProxyType
 from typing import Any, NamedTuple
 
 from arena.engine import events as ev
@@ -401,3 +402,6 @@ _PRIVATE_HANDLERS: dict[type, Callable[[State, Any], None]] = {
     ev.ExamineDecided: State._mine_examine_decided,
 }
 PRIVATE_EVENT_TYPES = frozenset(_PRIVATE_HANDLERS)
+# What ``apply_private`` calls, by event type: for a caller that follows many
+# seats at once and would rather skip its lookup.
+PRIVATE_HANDLERS: Mapping[type, Callable[[State, Any], None]] = MappingProxyType(_PRIVATE_HANDLERS)
