@@ -20,6 +20,7 @@ from __future__ import annotations
 import random
 import re
 import warnings
+from collections.abc import Callable
 
 import pytest
 
@@ -30,6 +31,8 @@ from gymnasium.utils import env_checker as checker  # noqa: E402
 from hypothesis import given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 from pettingzoo.test import api_test, render_test, seed_test  # noqa: E402
+from pettingzoo.utils import wrappers  # noqa: E402
+from pettingzoo.utils.env_logger import EnvLogger  # noqa: E402
 
 from arena.engine.decisions import KEEP  # noqa: E402
 from arena.engine.observer import OMNISCIENT, SPECTATOR, seat_views, view  # noqa: E402
@@ -71,6 +74,58 @@ def test_pettingzoo_api_test(setup: dict) -> None:
 @pytest.mark.parametrize("setup", SETUPS, ids=_id)
 def test_pettingzoo_seed_test(setup: dict) -> None:
     seed_test(lambda: env(**setup), num_cycles=400)
+
+
+def _outcome(call: Callable[[], object]) -> tuple[str, str]:
+    try:
+        result = call()
+    except (AssertionError, AttributeError) as error:
+        return type(error).__name__, str(error)
+    return "value", repr(result) if not isinstance(result, dict) else repr(sorted(result))
+
+
+def test_env_wrapper_makes_pettingzoos_order_checks() -> None:
+    """``env()``'s quicker wrapper fails, warns and answers as PettingZoo's."""
+    ours, theirs = env(players=3), wrappers.OrderEnforcingWrapper(CoupEnv(players=3))
+    assert type(ours) is not wrappers.OrderEnforcingWrapper
+
+    def same(ask: Callable[[object], object]) -> tuple[str, str]:
+        first, second = _outcome(lambda: ask(ours)), _outcome(lambda: ask(theirs))
+        assert first == second
+        return first
+
+    before: list[Callable[[object], object]] = [
+        lambda e: e.step(0), lambda e: e.observe("seat_0"), lambda e: e.agent_iter(),
+        lambda e: e.last(), lambda e: e.last(observe=False), lambda e: e.num_agents,
+        lambda e: e.possible_agents, lambda e: str(e), lambda e: e._masks]
+    before += [lambda e, name=name: getattr(e, name) for name in
+               ("agents", "agent_selection", "rewards", "terminations", "truncations",
+                "infos")]
+    for ask in before:
+        same(ask)
+    assert same(lambda e: e.agent_selection)[0] == "AttributeError"
+    assert same(lambda e: e.step(0))[0] == "AssertionError"
+    for wrapper in (ours, theirs):
+        wrapper.reset(seed=7)
+    for ask in before[3:]:
+        same(ask)
+    assert same(lambda e: next(iter(e.agent_iter())))[0] == "value"
+    assert same(lambda e: next(iter(e.agent_iter())))[0] == "AssertionError"  # no step between
+    assert same(lambda e: e._cumulative_rewards)[0] == "value"
+    for wrapper in (ours, theirs):  # the game to its end, stepping seats out with None
+        wrapper.reset(seed=7)
+        for _agent in wrapper.agent_iter():
+            observation, _reward, terminated, truncated, _info = wrapper.last()
+            wrapper.step(None if terminated or truncated
+                         else int(observation["action_mask"].nonzero()[0][0]))
+    assert same(lambda e: (e.agents, e.rewards, e.infos, e.num_agents)) == (
+        "value", "([], {}, {}, 0)")
+    warned = []
+    for wrapper in (ours, theirs):  # PettingZoo's warning, once the game is over
+        EnvLogger.flush()
+        wrapper.step(0)
+        warned.append(EnvLogger.mqueue[:])
+    assert warned[0] == warned[1] and "step() called after" in warned[0][0]
 
 
 def test_pettingzoo_render_test(capsys: pytest.CaptureFixture[str]) -> None:
