@@ -8,14 +8,16 @@ random legal answers from a ``random.Random``:
 - **aec**: ``arena.env.CoupEnv`` through the AEC API as a learning loop uses
   it: ``agent_iter()``, ``last()`` (each agent's observation vector and
   action mask), a random index among the mask's ones, ``step()``;
-- **aec (wrapped)**: the same through ``arena.env.env()``, PettingZoo's
-  order-enforcing wrapper.
+- **aec (wrapped)**: the same through ``arena.env.env()``: the order-enforcing
+  wrapper, arena's subclass of PettingZoo's (same checks, fewer calls);
+- **aec (PettingZoo's wrapper)**: the same through PettingZoo's own
+  ``OrderEnforcingWrapper``, for comparison.
 
 They are measured interleaved in short segments (engine, aec, wrapped,
-engine, ...) on a shared, noisy machine, and the ratios are of the medians.
+PettingZoo's wrapper, engine, ...) on a shared, noisy machine, and the ratios are of the medians.
 Goal: aec >= 1/4 of the engine's games/s.
 
-    python bench/env.py                     # ~1 min
+    python bench/env.py                     # ~1.5 min
     python bench/env.py --rounds 5 --seconds 0.5
 
 Needs the ``rl`` extra (pettingzoo, gymnasium, numpy).  Not a test.
@@ -31,6 +33,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from pettingzoo.utils.wrappers import OrderEnforcingWrapper
 from tabulate import tabulate
 
 from arena.engine.game import Game
@@ -86,7 +89,9 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     runs = {"engine": engine_games,
             "aec": aec_games(lambda: CoupEnv(players=PLAYERS)),
-            "aec (wrapped)": aec_games(lambda: env(players=PLAYERS))}
+            "aec (wrapped)": aec_games(lambda: env(players=PLAYERS)),
+            "aec (PettingZoo's wrapper)": aec_games(
+                lambda: OrderEnforcingWrapper(CoupEnv(players=PLAYERS)))}
     rates: dict[str, list[float]] = {name: [] for name in runs}
     rng = random.Random(2026)
     for measure in runs.values():
