@@ -353,6 +353,45 @@ async def test_memory_in_a_sandbox_s_tmpfs_counts(tmp_path: Path, folder: str) -
     assert left(str(tmp_path)) == []
 
 
+def shm_keys() -> dict[int, int]:
+    """The host's System V shared memory segments (in our IPC namespace): key: shmid."""
+    lines = Path("/proc/sysvipc/shm").read_text().splitlines()[1:]
+    return {int(line.split()[0]): int(line.split()[1]) for line in lines}
+
+
+@pytest.fixture
+def shm_key() -> Iterator[int]:
+    """A key for a test's segments (it may use the next few too); what is left of
+    them is removed after the test."""
+    key = 0x4152_0000 + (os.getpid() & 0xFFF) * 16
+    yield key
+    for found, shmid in shm_keys().items():
+        if key <= found < key + 16:
+            subprocess.run(["ipcrm", "-m", str(shmid)], check=False)
+
+
+@trio_test
+async def test_memory_in_system_v_shared_memory_counts_and_goes_with_the_bot(
+        tmp_path: Path, shm_key: int) -> None:
+    # Filled and detached, segments are in no process's RSS and outlive it.
+    async with tool(tmp_path, limits=HOARD) as bot:
+        await over_limit(bot, f"shm {shm_key} 4 40")
+        assert bot.limit_hit == "memory 64 MB"
+    assert [key for key in shm_keys() if shm_key <= key < shm_key + 4] == []
+    assert left(str(tmp_path)) == []
+
+
+@pytest.mark.usefixtures("bwrap_works")
+@trio_test
+async def test_a_sandboxed_bot_s_shared_memory_stays_in_its_ipc_namespace(
+        tmp_path: Path, shm_key: int) -> None:
+    # Not counted inside the sandbox (README): its own IPC namespace ends with it.
+    async with tool(tmp_path, limits=HOARD, sandbox=Sandbox()) as bot:
+        assert await ask(bot, f"shm {shm_key} 2 8") == "shm 2"
+        assert [key for key in shm_keys() if shm_key <= key < shm_key + 2] == []
+    assert left(str(tmp_path)) == []
+
+
 # ---------------------------------------------- 3. disk quota, scratch, stderr
 
 
@@ -364,6 +403,19 @@ async def test_a_scratch_directory_over_the_disk_quota_is_a_limit(
     async with tool(tmp_path, limits=limits, sandbox=sandbox_for(sandboxed, request)) as bot:
         said = await over_limit(bot, f"fill {tmp_path / 'scratch'} 16")
         assert said in ([], ["filled 16"])
+        assert bot.limit_hit == "disk 8 MB"
+    assert left(str(tmp_path)) == []
+
+
+@sandboxes
+@trio_test
+async def test_deleted_files_held_open_count_against_the_disk_quota(
+        tmp_path: Path, sandboxed: bool, request: pytest.FixtureRequest) -> None:
+    # Deleted, they are in no folder, but take the disk until closed.
+    limits = BotLimits(memory_mb=256, file_size_mb=2, disk_mb=8)
+    async with tool(tmp_path, limits=limits, sandbox=sandbox_for(sandboxed, request)) as bot:
+        said = await over_limit(bot, f"unlinked {tmp_path / 'scratch'} 16")
+        assert said in ([], ["unlinked 16"])
         assert bot.limit_hit == "disk 8 MB"
     assert left(str(tmp_path)) == []
 

@@ -7,7 +7,8 @@ Inside, a bot:
 * sees only its own processes: its own PID namespace (``--unshare-pid``) with a
   fresh ``/proc``, so it cannot see, signal or ptrace the referee or other bots,
   nor read ``/proc/<pid>/mem`` of any of them; IPC, UTS and (where possible)
-  user and cgroup namespaces are its own too (``--unshare-all``);
+  user and cgroup namespaces are its own too (``--unshare-all``): its System V
+  shared memory ends with it (the watchdog cannot see it to count it);
 * sees the system read-only: ``/usr``, ``/etc``, ``/bin``, ``/sbin``, ``/lib*``
   (symlinks where the host has symlinks), plus the Python installation that runs
   arena and arena's own package (for ``.py`` bots, which may import ``arena.sdk``)

@@ -7,11 +7,17 @@ One look (``Watchdog.sample``) measures, for one bot:
   every file on a tmpfs (``/dev/shm``, ...) that one of its processes holds
   open, each file once (by device and inode), at its allocated size; and under
   ``--sandbox`` all that is in its private ``/tmp`` and ``/dev/shm`` (both
-  tmpfs, measured with ``statvfs`` through ``/proc/<pid>/root``);
+  tmpfs, measured with ``statvfs`` through ``/proc/<pid>/root``); without
+  it, the System V shared memory segments made by one of its processes (from
+  ``/proc/sysvipc/shm``, which shows only the reader's IPC namespace: inside
+  the sandbox's own they are not seen), at their resident + swapped size;
 * **CPU**: user + system time of all its processes, reaped children included;
 * **disk**, every ``DISK_EVERY`` looks: the blocks of every file under its
   scratch directory (each inode once; at most ``FOLDER_CAP`` entries, more is
-  over any quota), plus under ``--sandbox`` its private ``/tmp``.
+  over any quota), plus under ``--sandbox`` its private ``/tmp``; and, with
+  the files held open, every deleted file one of its processes holds open
+  (in no folder, yet on disk until closed), each once, on any file system but
+  the tmpfs counted as memory.
 
 What counts as the bot: its process, its process group, and every descendant of
 either (so also a child that started its own session, an orphan the keeper
@@ -24,7 +30,8 @@ files, one scan of all of ``/proc`` per tick serves all the bots of a referee.
 Not covered, stated rather than hidden: a bot can overshoot a limit by what it
 takes between two looks (50 ms; 100 ms for files held open, 0.5 s for disk);
 RSS counts pages shared between the bot's processes once per process, and a
-tmpfs file or memfd that a process both maps and holds open counts twice;
+tmpfs file or memfd that a process both maps and holds open counts twice, and
+so does a System V segment while attached;
 without ``--sandbox``, a file on the host's ``/dev/shm`` (or another shared
 tmpfs) that the bot was seen to hold, written since it started, is removed
 when it ends; one it wrote and closed between two looks (or wrote to the
@@ -32,7 +39,11 @@ host's ``/tmp``) cannot be told from anyone else's: it is neither counted nor
 removed. ``--sandbox`` gives each bot its own ``/dev/shm`` and ``/tmp``, which
 end with it; they are held open from the watchdog's first look after the
 sandbox is up (within 50 ms), so a bot that fills its ``/tmp`` and dies sooner
-is not seen to have.
+is not seen to have. Without ``--sandbox``, the segments a bot made are removed
+when it ends; one made by a process that lived less than a look is not seen
+(its creator was never one of the bot's), and a pid of the bot reused by
+another process that makes a segment while the bot runs would be taken for
+the bot's.
 """
 
 from __future__ import annotations
@@ -248,17 +259,30 @@ def _host_tmpfs() -> tuple[str, ...]:
 HOST_TMPFS: Final = _host_tmpfs()
 
 
-def held_in_memory(pids: Iterable[int], *, sandboxed: bool = False,
-                   shared: dict[str, tuple[int, int]] | None = None,
-                   since: float = 0.0) -> int:
-    """Bytes of the distinct memfds and tmpfs files these processes hold open.
+@attrs.frozen
+class HeldFiles:
+    """What a bot's open files hold that no folder shows, in bytes."""
 
-    Inside a sandbox only memfds: its tmpfs mounts are measured whole instead.
+    memory: int  # memfds and files on a tmpfs
+    deleted: int  # deleted files elsewhere (on disk): space freed only when closed
+
+
+def held_files(pids: Iterable[int], *, sandboxed: bool = False,
+               in_memory: Iterable[int] = (),
+               shared: dict[str, tuple[int, int]] | None = None,
+               since: float = 0.0) -> HeldFiles:
+    """The distinct memfds and tmpfs files these processes hold open, and the
+    regular files they hold open that are deleted (each file once, by device and
+    inode), at their allocated size.
+
+    Inside a sandbox only memfds count as memory: its tmpfs mounts (devices
+    ``in_memory``) are measured whole instead, deleted files in them too.
     ``shared`` collects the host's tmpfs files (path: device and inode) among
     them changed since ``since`` (a time): the bot's own, to remove when it ends.
     """
+    skip = set(in_memory)
     seen: set[tuple[int, int]] = set()
-    total = 0
+    memory = deleted = 0
     for pid in pids:
         base = f"/proc/{pid}/fd"
         try:
@@ -272,19 +296,26 @@ def held_in_memory(pids: Iterable[int], *, sandboxed: bool = False,
             except OSError:
                 continue
             on_host = not sandboxed and target.startswith(HOST_TMPFS)
-            if not target.startswith("/memfd:") and not on_host:
+            in_memfd = target.startswith("/memfd:")
+            gone = target.endswith(" (deleted)")
+            if not (in_memfd or on_host or gone):
                 continue
             try:
                 info = os.stat(path)
             except OSError:
                 continue
             key = (info.st_dev, info.st_ino)
-            if S_ISREG(info.st_mode) and key not in seen:
+            if not S_ISREG(info.st_mode) or key in seen:
+                continue
+            if in_memfd or on_host:
                 seen.add(key)
-                total += info.st_blocks * 512
+                memory += info.st_blocks * 512
                 if on_host and shared is not None and info.st_ctime >= since:
                     shared[target] = key
-    return total
+            elif info.st_nlink == 0 and info.st_dev not in skip:
+                seen.add(key)
+                deleted += info.st_blocks * 512
+    return HeldFiles(memory=memory, deleted=deleted)
 
 
 def remove_left(files: dict[str, tuple[int, int]]) -> None:
@@ -297,6 +328,67 @@ def remove_left(files: dict[str, tuple[int, int]]) -> None:
                 os.unlink(path)
         except OSError:
             continue
+
+
+# ------------------------------------------------ System V shared memory
+
+SYSV_SHM: Final = "/proc/sysvipc/shm"  # the segments of the reader's IPC namespace
+IPC_RMID: Final = 0
+
+
+@attrs.frozen
+class Segment:
+    """One System V shared memory segment, from a line of ``/proc/sysvipc/shm``."""
+
+    shmid: int
+    cpid: int  # the process that created it
+    ctime: int  # when it was created (or its owner last changed), in seconds
+    size: int  # bytes it holds: resident + swapped (its nominal size on old kernels)
+
+
+def read_segments(path: str = SYSV_SHM) -> list[Segment]:
+    """The segments listed in ``path``; none if it cannot be read."""
+    try:
+        with open(path, "rb") as listing:
+            lines = listing.read().splitlines()[1:]  # the first is the header
+    except OSError:
+        return []
+    found = []
+    for line in lines:
+        # key shmid perms size cpid lpid nattch uid gid cuid cgid atime dtime ctime rss swap
+        fields = line.split()
+        try:
+            size = int(fields[14]) + int(fields[15]) if len(fields) >= 16 else int(fields[3])
+            found.append(Segment(shmid=int(fields[1]), cpid=int(fields[4]),
+                                 ctime=int(fields[13]), size=size))
+        except (IndexError, ValueError):
+            continue
+    return found
+
+
+# Like the process table: one read serves every watchdog that looks within half an
+# interval of it.
+_shared_segments: tuple[float, list[Segment]] | None = None
+
+
+def _all_segments(max_age: float) -> list[Segment]:
+    global _shared_segments
+    now = time.monotonic()
+    if _shared_segments is not None and now - _shared_segments[0] <= max_age:
+        return _shared_segments[1]
+    found = read_segments()
+    _shared_segments = (now, found)
+    return found
+
+
+def remove_segments(shmids: Iterable[int]) -> None:
+    """Mark these segments for removal (``shmctl IPC_RMID``): gone once the last
+    process attached to one detaches."""
+    import ctypes  # only a bot that made segments needs it
+
+    libc = ctypes.CDLL(None, use_errno=True)
+    for shmid in shmids:
+        libc.shmctl(ctypes.c_int(shmid), ctypes.c_int(IPC_RMID), None)
 
 
 def folder_usage(folder: Path, cap: int = FOLDER_CAP) -> int | None:
@@ -356,17 +448,27 @@ class Watchdog:
         self.members: frozenset[int] = frozenset({leader})
         self.memory = 0  # bytes, at the last look
         self.memory_peak = 0
-        self.disk: int | None = 0  # bytes, at the last measure; None: too many files
+        self._folders: int | None = 0  # disk bytes, at the last measure; None: too many files
+        self._deleted = 0  # bytes of deleted files it holds open, at the last look at fds
         self._cpu_total = 0.0  # seconds; never decreases (see sample)
         self._cpu_base = 0.0
         self._looks = 0
         self._tree: tuple[float, ProcessTable] | None = None  # the last table of the keeper's tree
         self._held = 0  # bytes in memfds and tmpfs files held open, at the last look at fds
+        self._shm = 0  # bytes in its System V shared memory segments, at the last look
+        # Every process of the bot ever seen (not its keeper): whose segments are its own.
+        self._pids: set[int] = set()
         self._started = time.time()
         # Files of the host's /dev/shm (and other tmpfs) seen held by the bot, written
         # since it started: removed when it ends (see close).
         self.shared_files: dict[str, tuple[int, int]] = {}
         self._tmpfs: dict[str, int] = {}  # the sandbox's tmpfs mounts, by name: directory fds
+        self._tmpfs_devices: set[int] = set()  # and their devices
+
+    @property
+    def disk(self) -> int | None:
+        """Bytes of disk used (as of the last looks); None: too many files to tell."""
+        return None if self._folders is None else self._folders + self._deleted
 
     @property
     def cpu_used(self) -> float:
@@ -397,11 +499,17 @@ class Watchdog:
         if self.sandboxed and len(self._tmpfs) < len(SANDBOX_TMPFS):
             self._hold_tmpfs(table)
         tmpfs = {name: _used(fd) for name, fd in self._tmpfs.items()}
+        if not self.sandboxed:
+            self._pids |= bot
+        watch_files = self.limits.memory_mb is not None or self.limits.disk_mb is not None
+        if watch_files and self._looks % FILES_EVERY == 0:
+            held = held_files(bot, sandboxed=self.sandboxed, in_memory=self._tmpfs_devices,
+                              shared=self.shared_files, since=self._started)
+            self._held, self._deleted = held.memory, held.deleted
+            if not self.sandboxed and self.limits.memory_mb is not None:
+                self._shm = sum(segment.size for segment in self._segments(max_age))
         if self.limits.memory_mb is not None:
-            if self._looks % FILES_EVERY == 0:
-                self._held = held_in_memory(bot, sandboxed=self.sandboxed,
-                                            shared=self.shared_files, since=self._started)
-            rss += (self._held + sum(tmpfs.values())) // _PAGE
+            rss += (self._held + self._shm + sum(tmpfs.values())) // _PAGE
         self.memory = rss * _PAGE
         self.memory_peak = max(self.memory_peak, self.memory)
         # A process that dies moves its time into its parent's cutime/cstime once
@@ -428,7 +536,14 @@ class Watchdog:
         """The scratch directory and (sandboxed) the private ``/tmp``, into ``disk``."""
         scratch = 0 if self.scratch_dir is None else folder_usage(self.scratch_dir)
         tmp = self._tmpfs.get("tmp")
-        self.disk = None if scratch is None else scratch + (0 if tmp is None else _used(tmp))
+        self._folders = None if scratch is None else scratch + (0 if tmp is None else _used(tmp))
+
+    def _segments(self, max_age: float = 0.0) -> list[Segment]:
+        # Made by one of its processes since it started (a pid seen, then reused
+        # by another process that made a segment, would be taken for the bot).
+        since = int(self._started)
+        return [segment for segment in _all_segments(max_age)
+                if segment.cpid in self._pids and segment.ctime >= since]
 
     def exceeded(self) -> str | None:
         limits = self.limits
@@ -450,10 +565,12 @@ class Watchdog:
             for name in SANDBOX_TMPFS:
                 if name not in self._tmpfs:
                     try:
-                        self._tmpfs[name] = os.open(f"/proc/{init}/root/{name}",
-                                                    os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+                        fd = os.open(f"/proc/{init}/root/{name}",
+                                     os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
                     except OSError:
-                        pass
+                        continue
+                    self._tmpfs[name] = fd
+                    self._tmpfs_devices.add(os.fstat(fd).st_dev)
 
     def tmpfs_folders(self) -> list[int]:
         """The sandbox's private ``/tmp`` and ``/dev/shm``, as open directory fds (so
@@ -462,12 +579,17 @@ class Watchdog:
 
     def close(self) -> None:
         """Once the bot has ended: let go of the sandbox's tmpfs mounts (their memory
-        is freed then), and remove what it was seen to keep in the host's tmpfs."""
+        is freed then), and remove what it was seen to keep in the host's tmpfs and
+        the System V shared memory segments its processes made (without the
+        sandbox; inside it they end with its IPC namespace)."""
         for fd in self._tmpfs.values():
             os.close(fd)
         self._tmpfs.clear()
         remove_left(self.shared_files)
         self.shared_files.clear()
+        if self._pids and (made := [segment.shmid for segment in self._segments()]):
+            remove_segments(made)
+        self._pids.clear()
 
     async def run(
         self,

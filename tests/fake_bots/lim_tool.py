@@ -13,7 +13,9 @@ forked as fast as they can, all holding our stdout; answers nothing) |
 close-stdout | close-stdin (and keeps running; answers nothing) |
 memfd MB (writes MB into a memfd it keeps open) | hold PATH MB (writes MB into PATH
 and keeps it open) | put PATH MB (writes MB into PATH and closes it) |
-fill DIR N (writes N files of 1 MB into DIR)
+fill DIR N (writes N files of 1 MB into DIR) | unlinked DIR N (writes N files of 1 MB
+into DIR, keeps them open and deletes them) | shm KEY N MB (makes N System V shared
+memory segments of MB, keys KEY, KEY+1, ..., fills and detaches them)
 """
 
 import errno
@@ -191,6 +193,30 @@ def run(cmd: str, arg: str) -> None:
             with open(os.path.join(folder, f"fill{i}"), "wb") as f:
                 fill_file(f, 1)
         send(f"filled {n}")
+    elif cmd == "unlinked":
+        folder, n = arg.split()
+        for i in range(int(n)):
+            path = os.path.join(folder, f"unlinked{i}")
+            fd = os.open(path, os.O_CREAT | os.O_RDWR)
+            fill_file(fd, 1)
+            os.unlink(path)
+            kept.append(fd)
+        send(f"unlinked {n}")
+    elif cmd == "shm":
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.shmat.restype = ctypes.c_void_p
+        key, n, mb = (int(word) for word in arg.split())
+        for i in range(n):
+            shmid = libc.shmget(key + i, mb << 20, 0o1000 | 0o600)  # IPC_CREAT
+            if shmid < 0:
+                send(error(OSError(ctypes.get_errno(), "shmget")))
+                return
+            addr = libc.shmat(shmid, None, 0)
+            ctypes.memset(addr, 1, mb << 20)
+            libc.shmdt(ctypes.c_void_p(addr))
+        send(f"shm {n}")
     elif cmd == "close-stdout":
         os.close(1)
         time.sleep(3600)
