@@ -433,6 +433,42 @@ async def test_a_sandbox_s_tmp_over_the_disk_quota_is_a_limit(tmp_path: Path) ->
     assert left(str(tmp_path)) == []
 
 
+# ----------------------------- processes and threads of the bot count together
+
+# No memory limit: 64 forks of Python hold more RSS than any small one.
+CROWD = BotLimits(memory_mb=None, cpu_seconds=10, file_size_mb=2, processes=16)
+
+
+@sandboxes
+@pytest.mark.parametrize("command", ["threads 64", "forks 64"])
+@trio_test
+async def test_a_bot_over_its_processes_is_killed_whole(
+        tmp_path: Path, sandboxed: bool, command: str, request: pytest.FixtureRequest) -> None:
+    # A red team held 3,000 threads with no fault; a fork or thread bomb would
+    # starve the host.
+    async with tool(tmp_path, limits=CROWD, sandbox=sandbox_for(sandboxed, request)) as bot:
+        said = await over_limit(bot, command)
+        assert said in ([], [command])
+        assert bot.limit_hit == "processes 16"
+    assert left(str(tmp_path)) == []
+
+
+@sandboxes
+@trio_test
+async def test_a_bot_with_a_few_threads_is_within_the_default(
+        tmp_path: Path, sandboxed: bool, request: pytest.FixtureRequest) -> None:
+    async with tool(tmp_path, limits=BotLimits(),
+                    sandbox=sandbox_for(sandboxed, request)) as bot:
+        assert await ask(bot, "threads 4") == "threads 4"
+        watchdog = bot._guard.watchdog
+        assert watchdog is not None
+        assert watchdog.sample() is None
+        assert 5 <= watchdog.tasks <= 16  # the 4 and the main thread (and bwrap's two)
+        assert await ask(bot, "echo still") == "still"
+        assert bot.limit_hit is None
+    assert left(str(tmp_path)) == []
+
+
 @trio_test
 async def test_a_bot_s_stderr_log_is_capped_across_its_restarts(tmp_path: Path) -> None:
     shutil.copyfile(HOSTILE / "stderr_crash.py", tmp_path / "stderr_crash.py")

@@ -323,15 +323,31 @@ def test_limits_are_validated_and_described() -> None:
         with pytest.raises(ValueError):
             BotLimits(**bad)  # type: ignore[arg-type]
     assert BotLimits().describe() == (
-        "memory 1024 MB, cpu 60 s, file size 64 MB, open files 256, disk 256 MB, no core dumps"
+        "memory 1024 MB, cpu 60 s, file size 64 MB, open files 256, disk 256 MB, "
+        "processes 256, no core dumps"
     )
     unlimited = BotLimits(memory_mb=None, cpu_seconds=None, file_size_mb=None, open_files=None,
-                          disk_mb=None)
+                          disk_mb=None, processes=None)
     assert not unlimited.watched
     assert unlimited.rlimits() == {"core": 0}
     argv = launcher_argv(SMALL, status_fd=7)
     assert argv[-1] == "--" and "status=7" in argv and f"fsize={1 << 20}" in argv
     assert launcher_argv(SMALL, cpus={3, 1})[-2] == "cpus=1,3"
+
+
+def test_the_processes_option_is_kept_and_an_old_run_gets_the_default() -> None:
+    import argparse
+
+    from arena.commands.options import add_limit_options, process_options, resources_from
+
+    parser = argparse.ArgumentParser()
+    add_limit_options(parser)
+    assert resources_from(parser.parse_args([]))["processes"] == 256
+    assert resources_from(parser.parse_args(["--processes", "0"]))["processes"] is None
+    resources = resources_from(parser.parse_args(["--processes", "16"]))
+    assert process_options(resources)["limits"].processes == 16
+    del resources["processes"]  # a tournament.json written before the option
+    assert process_options(resources)["limits"].processes == 256
 
 
 def test_exit_status_names_the_file_size_limit() -> None:

@@ -366,7 +366,8 @@ def _resources(resources: dict[str, Any]) -> str:
             f"{say(resources['cpu_seconds'], ' s')} per game, files "
             f"{say(resources['file_size_mb'], ' MB')}, open files "
             f"{say(resources['open_files'], '')}, disk "
-            f"{say(resources.get('disk_mb'), ' MB')}"
+            f"{say(resources.get('disk_mb'), ' MB')}, processes "
+            f"{say(resources.get('processes'), '')}"
             f"{', in the sandbox' if resources['sandbox'] else ''}")
 
 

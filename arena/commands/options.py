@@ -144,6 +144,10 @@ def add_limit_options(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--disk-mb", type=_zero_is_none(int), default=limits.DEFAULT_DISK_MB,
                        metavar="MB", help="its scratch folder and, sandboxed, its /tmp "
                                           "(default: %(default)s)")
+    group.add_argument("--processes", type=_zero_is_none(int),
+                       default=limits.DEFAULT_PROCESSES, metavar="N",
+                       help="processes and threads of all its processes together "
+                            "(default: %(default)s)")
     group.add_argument("--sandbox", action="store_true",
                        help="run each bot in bubblewrap: no network, its own processes only, "
                             "read-only system, writable scratch directory only")
@@ -157,7 +161,7 @@ def resources_from(args: argparse.Namespace) -> dict[str, Any]:
     """The resource options as JSON (tournament.json keeps them to resume)."""
     return {"memory_mb": args.memory_mb, "cpu_seconds": args.cpu_seconds,
             "file_size_mb": args.file_size_mb, "open_files": args.open_files,
-            "disk_mb": args.disk_mb,
+            "disk_mb": args.disk_mb, "processes": args.processes,
             "sandbox": args.sandbox, "sandbox_ro": list(args.sandbox_ro)}
 
 
@@ -168,14 +172,16 @@ def process_options(resources: dict[str, Any]) -> dict[str, Any]:
     ``--sandbox`` is checked here, once: it stops the command with one line
     when bubblewrap cannot isolate a bot, and never runs a bot without it.
     """
-    from arena.referee.limits import DEFAULT_DISK_MB, BotLimits
+    from arena.referee.limits import DEFAULT_DISK_MB, DEFAULT_PROCESSES, BotLimits
     from arena.referee.process import LogBudget
     from arena.referee.sandbox import Sandbox, SandboxUnavailable, check_sandbox
 
     limits = BotLimits(memory_mb=resources["memory_mb"], cpu_seconds=resources["cpu_seconds"],
                        file_size_mb=resources["file_size_mb"],
                        open_files=resources["open_files"],
-                       disk_mb=resources.get("disk_mb", DEFAULT_DISK_MB))  # older runs lack it
+                       # older runs lack these
+                       disk_mb=resources.get("disk_mb", DEFAULT_DISK_MB),
+                       processes=resources.get("processes", DEFAULT_PROCESSES))
     sandbox = None
     if resources["sandbox"]:
         sandbox = Sandbox(ro_binds=tuple(resources["sandbox_ro"]))

@@ -20,7 +20,7 @@ from arena.referee.sandbox import Sandbox, sandbox_argv
 from arena.referee.watchdog import Watchdog
 
 NO_LIMITS: Final = BotLimits(memory_mb=None, cpu_seconds=None, file_size_mb=None,
-                             open_files=None, disk_mb=None)
+                             open_files=None, disk_mb=None, processes=None)
 
 
 def isolated_argv(

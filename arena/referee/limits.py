@@ -24,6 +24,11 @@ change each, and ``None`` lifts one):
 * **Disk**, 256 MB: the files in its scratch directory and (``--sandbox``) its
   ``/tmp``, a tmpfs one megabyte bigger than the quota; measured by the
   watchdog every 0.5 s and when the bot ends with an error: ``disk 256 MB``.
+* **Processes**, 256: the tasks (threads) of all the bot's processes together,
+  counted by the same watchdog at each look; under ``--sandbox`` bubblewrap's
+  two processes are the bot's too. Over it: all killed, ``processes 256``. A
+  thread or fork bomb grows for one look (50 ms) at most before the kill.
+  ``RLIMIT_NPROC`` would not do: it counts every process of the user.
 * **Open files**, 256 per process: ``RLIMIT_NOFILE``. One more ``open`` fails
   (EMFILE); what the bot does then is up to it.
 * **Core dumps**: always off, ``RLIMIT_CORE`` = 0.
@@ -74,6 +79,7 @@ DEFAULT_CPU_SECONDS: Final = 60.0
 DEFAULT_FILE_SIZE_MB: Final = 64
 DEFAULT_OPEN_FILES: Final = 256
 DEFAULT_DISK_MB: Final = 256
+DEFAULT_PROCESSES: Final = 256
 WATCH_INTERVAL: Final = 0.05
 _SCAN_CAP: Final = 10_000  # directory entries looked at in a bot's folder, at most
 
@@ -99,7 +105,8 @@ class BotLimits:
 
     ``memory_mb``: RSS of all its processes together, and the files it keeps in
     memory (see watchdog.py). ``disk_mb``: its scratch directory (and sandboxed,
-    its ``/tmp``). ``cpu_seconds``: CPU time of
+    its ``/tmp``). ``processes``: tasks (threads) of all its processes together.
+    ``cpu_seconds``: CPU time of
     all its processes since ``BotProcess.reset_cpu()`` (per game: the referee
     calls it as each game ends). ``file_size_mb``: the largest file it
     may write. ``open_files``: file descriptors per process. ``watch_interval``:
@@ -115,13 +122,14 @@ class BotLimits:
     )
     open_files: int | None = attrs.field(default=DEFAULT_OPEN_FILES, validator=_positive_or_none)
     disk_mb: int | None = attrs.field(default=DEFAULT_DISK_MB, validator=_positive_or_none)
+    processes: int | None = attrs.field(default=DEFAULT_PROCESSES, validator=_positive_or_none)
     watch_interval: float = attrs.field(default=WATCH_INTERVAL, validator=_positive)
 
     @property
     def watched(self) -> bool:
-        """Whether a watchdog is needed (a memory, CPU or disk limit is set)."""
+        """Whether a watchdog is needed (a memory, CPU, disk or processes limit is set)."""
         return (self.memory_mb is not None or self.cpu_seconds is not None
-                or self.disk_mb is not None)
+                or self.disk_mb is not None or self.processes is not None)
 
     def rlimits(self) -> dict[str, int]:
         """The launcher's ``RLIMIT_*`` settings, by its option names."""
@@ -140,6 +148,7 @@ class BotLimits:
             f"file size {_num(self.file_size_mb)} MB" if self.file_size_mb is not None else None,
             f"open files {self.open_files}" if self.open_files is not None else None,
             f"disk {_num(self.disk_mb)} MB" if self.disk_mb is not None else None,
+            f"processes {self.processes}" if self.processes is not None else None,
             "no core dumps",
         ]
         return ", ".join(p for p in parts if p is not None)

@@ -12,6 +12,8 @@ One look (``Watchdog.sample``) measures, for one bot:
   ``/proc/sysvipc/shm``, which shows only the reader's IPC namespace: inside
   the sandbox's own they are not seen), at their resident + swapped size;
 * **CPU**: user + system time of all its processes, reaped children included;
+* **processes**: the tasks (threads) of all its processes together (the
+  ``num_threads`` of each one's ``stat``);
 * **disk**, every ``DISK_EVERY`` looks: the blocks of every file under its
   scratch directory (each inode once; at most ``FOLDER_CAP`` entries, more is
   over any quota), plus under ``--sandbox`` its private ``/tmp``; and, with
@@ -430,7 +432,7 @@ def _used(fd: int) -> int:
 
 
 class Watchdog:
-    """Watches the memory, CPU and disk of one bot (its process tree) and says when
+    """Watches the memory, CPU, disk and processes of one bot (its process tree) and says when
     it is over a limit.
 
     ``sample`` takes one look; ``run`` looks every ``limits.watch_interval`` until
@@ -448,6 +450,7 @@ class Watchdog:
         self.members: frozenset[int] = frozenset({leader})
         self.memory = 0  # bytes, at the last look
         self.memory_peak = 0
+        self.tasks = 0  # threads of all its processes, at the last look
         self._folders: int | None = 0  # disk bytes, at the last measure; None: too many files
         self._deleted = 0  # bytes of deleted files it holds open, at the last look at fds
         self._cpu_total = 0.0  # seconds; never decreases (see sample)
@@ -496,6 +499,7 @@ class Watchdog:
         if self.keeper and (leader := table.info(self.leader)) is not None:
             rss -= leader.rss_pages
         bot = members - {self.leader} if self.keeper else members
+        self.tasks = sum(info.threads for pid in bot if (info := table.info(pid)) is not None)
         if self.sandboxed and len(self._tmpfs) < len(SANDBOX_TMPFS):
             self._hold_tmpfs(table)
         tmpfs = {name: _used(fd) for name, fd in self._tmpfs.items()}
@@ -553,6 +557,8 @@ class Watchdog:
             return f"cpu {_num(limits.cpu_seconds)} s"
         if limits.disk_mb is not None and (self.disk is None or self.disk > limits.disk_mb * MB):
             return f"disk {_num(limits.disk_mb)} MB"
+        if limits.processes is not None and self.tasks > limits.processes:
+            return f"processes {limits.processes}"
         return None
 
     def _hold_tmpfs(self, table: ProcessTable) -> None:

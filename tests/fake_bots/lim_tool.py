@@ -15,7 +15,8 @@ memfd MB (writes MB into a memfd it keeps open) | hold PATH MB (writes MB into P
 and keeps it open) | put PATH MB (writes MB into PATH and closes it) |
 fill DIR N (writes N files of 1 MB into DIR) | unlinked DIR N (writes N files of 1 MB
 into DIR, keeps them open and deletes them) | shm KEY N MB (makes N System V shared
-memory segments of MB, keys KEY, KEY+1, ..., fills and detaches them)
+memory segments of MB, keys KEY, KEY+1, ..., fills and detaches them) |
+threads N (starts N threads that wait forever) | forks N (forks N children that sleep)
 """
 
 import errno
@@ -217,6 +218,19 @@ def run(cmd: str, arg: str) -> None:
             ctypes.memset(addr, 1, mb << 20)
             libc.shmdt(ctypes.c_void_p(addr))
         send(f"shm {n}")
+    elif cmd == "threads":
+        import threading
+
+        never = threading.Event()
+        for _ in range(int(arg)):
+            threading.Thread(target=never.wait, daemon=True).start()
+        send(f"threads {arg}")
+    elif cmd == "forks":
+        for _ in range(int(arg)):
+            if os.fork() == 0:
+                time.sleep(3600)
+                os._exit(0)
+        send(f"forks {arg}")
     elif cmd == "close-stdout":
         os.close(1)
         time.sleep(3600)
