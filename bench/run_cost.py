@@ -20,7 +20,7 @@ the same machine (a shared machine drifts by 2-3x from minute to minute):
 * ``--compare TREE``: the same command run from another checkout of arena
   (``PYTHONPATH=TREE``) in every segment, for an A/B ratio of two versions;
   ``--also "ARGS"``: the same command with more options in every segment
-  (e.g. ``--also "--memory-mb 0 --cpu-seconds 0 --disk-mb 0"``: without the
+  (e.g. ``--also "--memory-mb 0 --cpu-seconds 0 --disk-mb 0 --processes 0"``: without the
   watchdog that enforces the memory, CPU and disk limits).
 
 fastchess, the C++ chess tournament runner, is not measured here: its figure
@@ -30,7 +30,7 @@ machine when that issue was filed.
     python bench/run_cost.py              # 5 segments of 600 games, ~1 min
     python bench/run_cost.py --quick      # 3 segments of 200 games, ~15 s
     python bench/run_cost.py --compare /path/to/other/arena
-    python bench/run_cost.py --also "--memory-mb 0 --cpu-seconds 0 --disk-mb 0"
+    python bench/run_cost.py --also "--memory-mb 0 --cpu-seconds 0 --disk-mb 0 --processes 0"
 
 Not a test: the figures depend on the machine and on its other load.
 """
