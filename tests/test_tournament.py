@@ -674,3 +674,19 @@ def test_progress_is_printed_on_a_pipe(bots, tmp_path: Path) -> None:
                for line in lines), done.stderr
     assert "\r" not in done.stderr and "\x1b" not in done.stderr  # no terminal codes on a pipe
     assert "alpha" in done.stdout and "beta" in done.stdout  # the standings
+
+
+def test_a_folder_made_before_a_limit_existed_runs_on_with_the_same_command(
+        capsys, bots, tmp_path) -> None:
+    out = tmp_path / "old"
+    two = [bots["alpha"], bots["beta"]]
+    run_ok(capsys, out, two, "--games", 2, "--seed", 4)
+    meta = json.loads((out / "tournament.json").read_text())
+    for key in ("disk_mb", "processes"):  # limits added after the folder was made
+        del meta["resources"][key]
+    (out / "tournament.json").write_text(json.dumps(meta))
+    status, _, err = arena(capsys, "run", *two, "--games", 4, "--seed", 4, "--out", out)
+    assert status == 2 and "games was 2, now 4" in err and "resources" not in err
+    before = games(out)
+    run_ok(capsys, out, two, "--games", 2, "--seed", 4)  # refused as "other options" before
+    assert games(out) == before

@@ -165,6 +165,14 @@ def resources_from(args: argparse.Namespace) -> dict[str, Any]:
             "sandbox": args.sandbox, "sandbox_ro": list(args.sandbox_ro)}
 
 
+def complete_resources(resources: dict[str, Any]) -> dict[str, Any]:
+    """Stored resource options with the limits added since given their defaults,
+    so that a folder made before a limit existed resumes, and is not "other options"."""
+    from arena.referee.limits import DEFAULT_DISK_MB, DEFAULT_PROCESSES
+
+    return {"disk_mb": DEFAULT_DISK_MB, "processes": DEFAULT_PROCESSES, **resources}
+
+
 def process_options(resources: dict[str, Any]) -> dict[str, Any]:
     """The keyword arguments for open_bot_process: limits, the sandbox if asked, and
     the stderr budget of each bot for the run.
@@ -172,16 +180,15 @@ def process_options(resources: dict[str, Any]) -> dict[str, Any]:
     ``--sandbox`` is checked here, once: it stops the command with one line
     when bubblewrap cannot isolate a bot, and never runs a bot without it.
     """
-    from arena.referee.limits import DEFAULT_DISK_MB, DEFAULT_PROCESSES, BotLimits
+    from arena.referee.limits import BotLimits
     from arena.referee.process import LogBudget
     from arena.referee.sandbox import Sandbox, SandboxUnavailable, check_sandbox
 
+    resources = complete_resources(resources)
     limits = BotLimits(memory_mb=resources["memory_mb"], cpu_seconds=resources["cpu_seconds"],
                        file_size_mb=resources["file_size_mb"],
-                       open_files=resources["open_files"],
-                       # older runs lack these
-                       disk_mb=resources.get("disk_mb", DEFAULT_DISK_MB),
-                       processes=resources.get("processes", DEFAULT_PROCESSES))
+                       open_files=resources["open_files"], disk_mb=resources["disk_mb"],
+                       processes=resources["processes"])
     sandbox = None
     if resources["sandbox"]:
         sandbox = Sandbox(ro_binds=tuple(resources["sandbox_ro"]))

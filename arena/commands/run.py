@@ -25,6 +25,7 @@ from arena.commands.options import (
     add_game_options,
     add_limit_options,
     add_time_options,
+    complete_resources,
     limits_from,
     prepare_bots,
     process_options,
@@ -199,7 +200,8 @@ def run(args: argparse.Namespace) -> int:
         if meta is not None and options["seed"] is None:
             options["seed"] = meta["seed"]  # resuming: the recorded seed
         if meta is not None:
-            found = differences(meta, options)
+            stored = {**meta, "resources": complete_resources(meta["resources"])}
+            found = differences(stored, options)
             if found:
                 raise UserError(f"{folder} holds a tournament with other options ("
                                 + "; ".join(found) + "); use another --out, or the same options")
