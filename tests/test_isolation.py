@@ -22,6 +22,7 @@ from pathlib import Path
 
 import pytest
 import trio
+from test_adversarial import live_processes as live
 from test_process import hang_guarded
 from test_sandbox import bwrap_works  # noqa: F401  (a fixture)
 
@@ -46,22 +47,6 @@ SMALL = BotLimits(memory_mb=64, cpu_seconds=5, file_size_mb=1, open_files=64)
 
 pytestmark = pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs Linux /proc")
 trio_test = hang_guarded(HANG_GUARD)
-
-
-def live(marker: str) -> list[str]:
-    """Live processes (zombies do not count) whose command line holds ``marker``."""
-    found = []
-    for name in os.listdir("/proc"):
-        if not name.isdigit():
-            continue
-        try:
-            cmdline = Path("/proc", name, "cmdline").read_bytes().replace(b"\0", b" ")
-            state = Path("/proc", name, "stat").read_bytes().rpartition(b")")[2].split()[0]
-        except (OSError, IndexError):
-            continue
-        if marker.encode() in cmdline and state not in (b"Z", b"X"):
-            found.append(f"{name}: {cmdline.decode(errors='replace')}")
-    return found
 
 
 def left(marker: str) -> list[str]:
