@@ -75,6 +75,8 @@ import json, resource, sys
 from arena.cli import main
 if sys.argv[2] == "--no-replays":  # the results site's replay files left out
     import arena.site.build
+    if not hasattr(arena.site.build, "write_replays"):
+        sys.exit("--no-replays: arena.site.build has no write_replays to leave out")
     arena.site.build.write_replays = lambda *args, **kwargs: 0
     del sys.argv[2]
 try:
