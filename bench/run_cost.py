@@ -31,6 +31,7 @@ machine when that issue was filed.
     python bench/run_cost.py --quick      # 3 segments of 200 games, ~15 s
     python bench/run_cost.py --compare /path/to/other/arena
     python bench/run_cost.py --also "--memory-mb 0 --cpu-seconds 0 --disk-mb 0 --processes 0"
+    python bench/run_cost.py --no-replays  # without the results site's replay files
 
 Not a test: the figures depend on the machine and on its other load.
 """
@@ -72,6 +73,12 @@ ISSUE_PIPE_US = 4.6  # the C-to-C round trip issue 12 gives, for comparison
 WRAPPER = """\
 import json, resource, sys
 from arena.cli import main
+if sys.argv[2] == "--no-replays":  # the results site's replay files left out
+    import arena.site.build
+    if not hasattr(arena.site.build, "write_replays"):
+        sys.exit("--no-replays: arena.site.build has no write_replays to leave out")
+    arena.site.build.write_replays = lambda *args, **kwargs: 0
+    del sys.argv[2]
 try:
     status = main(sys.argv[2:])
 finally:
@@ -92,7 +99,7 @@ def ping(ping_bin: Path, echo: Path, trips: int) -> tuple[float, float]:
 
 
 def arena_run(bots: list[Path], games: int, seed: int, scratch: Path,
-              tree: str | None, extra: list[str]) -> dict[str, float]:
+              tree: str | None, extra: list[str], no_replays: bool = False) -> dict[str, float]:
     """One `arena run` subprocess: its own CPU seconds and the decisions played."""
     out = Path(tempfile.mkdtemp(prefix="run-", dir=scratch))
     usage = out / "usage.json"
@@ -100,7 +107,8 @@ def arena_run(bots: list[Path], games: int, seed: int, scratch: Path,
     # runs in a scratch folder (python -c puts its working folder first).
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join([tree or str(ROOT), env.get("PYTHONPATH", "")])
-    subprocess.run([sys.executable, "-c", WRAPPER, str(usage), "run", *map(str, bots),
+    quiet = ["--no-replays"] if no_replays else []
+    subprocess.run([sys.executable, "-c", WRAPPER, str(usage), *quiet, "run", *map(str, bots),
                     "--games", str(games), "--seed", str(seed), "--out", str(out / "results"),
                     *extra],
                    check=True, env=env, cwd=out, stdout=subprocess.DEVNULL,
@@ -139,6 +147,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--also", metavar="ARGS", action="append", default=[],
                         help="also run arena with these options in each segment (repeatable)")
     parser.add_argument("--quick", action="store_true", help="3 segments of 200 games")
+    parser.add_argument("--no-replays", action="store_true",
+                        help="without the results site's replay files (write_replays a no-op)")
     parser.add_argument("--json", type=Path, default=DEFAULT_JSON)
     add_machine_options(parser)
     args = parser.parse_args(argv)
@@ -159,8 +169,9 @@ def main(argv: list[str] | None = None) -> int:
             pipe.append(ping(ping_bin, echo, args.trips))
             order = trees if segment % 2 == 0 else trees[::-1]  # neither always goes first
             for label, tree, extra in order:
-                small = arena_run(bots, 2, args.seed, Path(tmp), tree, extra)
-                big = arena_run(bots, args.games, args.seed, Path(tmp), tree, extra)
+                small = arena_run(bots, 2, args.seed, Path(tmp), tree, extra, args.no_replays)
+                big = arena_run(bots, args.games, args.seed, Path(tmp), tree, extra,
+                                args.no_replays)
                 arena[label].append(per_decision(big, small))
             print(f"segment {segment + 1}/{args.segments}: pipe {pipe[-1][0]:.1f} us, "
                   + ", ".join(f"{label} {runs[-1]['us']:.1f} us/decision"
@@ -206,7 +217,8 @@ def main(argv: list[str] | None = None) -> int:
         "others_cpu_share": others.share, "pipe_wall_us": pipe_wall, "pipe_cpu_us": pipe_cpu,
         "pipe_segments": pipe, "arena": summary, "fastchess_us": FASTCHESS_US,
         "fastchess_source": "issue 12", "target_us": TARGET_US,
-        "compare": args.compare, "also": args.also, "ratios": ratios,
+        "compare": args.compare, "also": args.also, "no_replays": args.no_replays,
+        "ratios": ratios,
     })
     return 0
 

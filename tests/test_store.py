@@ -19,6 +19,9 @@ from arena.tournament.store import (
     IDENTITY,
     LOCK,
     RECORDS,
+    SYNC_GAMES,
+    SYNC_SECONDS,
+    SYNCED,
     TOURNAMENT,
     VERSION,
     Store,
@@ -336,3 +339,125 @@ def test_a_record_cut_short_by_a_full_disk_is_not_left_behind(tmp_path: Path,
     store.close()
     assert sorted(p.name for p in (folder / RECORDS).iterdir()) == ["000001.json.gz"]
     assert (folder / GAMES).read_bytes() == before
+
+
+# Group sync and the check of what a power cut may have lost
+
+def synced_size(folder: Path) -> int:
+    return int((folder / SYNCED).read_text())
+
+
+def test_games_are_synced_in_groups_records_first_then_lines_then_the_size(
+        tmp_path: Path, monkeypatch) -> None:
+    folder = tmp_path / "t"
+    store = Store(folder)
+    store.open(meta())
+    synced: list[str] = []
+    real_fsync = os.fsync
+
+    def fsync(fd: int) -> None:
+        synced.append(os.path.basename(os.readlink(f"/proc/self/fd/{fd}")))
+        real_fsync(fd)
+
+    monkeypatch.setattr(os, "fsync", fsync)
+    for n in range(SYNC_GAMES - 1):
+        store.append(game("a|b#0", n, "a", "b"), GameRecord(decisions=()))
+    assert synced == []  # not one fsync a game: a group
+    assert synced_size(folder) == 0
+    store.append(game("a|b#0", SYNC_GAMES - 1, "a", "b"), GameRecord(decisions=()))
+    assert synced == [f"{n:06d}.json.gz" for n in range(1, SYNC_GAMES + 1)] + [GAMES]
+    assert synced_size(folder) == (folder / GAMES).stat().st_size
+    synced.clear()
+    store.append(game("a|b#0", SYNC_GAMES, "a", "b"), GameRecord(decisions=()))
+    store.close()  # syncs what is left
+    assert synced == [f"{SYNC_GAMES + 1:06d}.json.gz", GAMES]
+    assert synced_size(folder) == (folder / GAMES).stat().st_size
+    assert len(read_games(folder / GAMES)) == SYNC_GAMES + 1
+
+
+def test_a_sync_is_due_when_the_oldest_game_not_synced_is_sync_seconds_old(
+        tmp_path: Path) -> None:
+    now = [100.0]
+    store = Store(tmp_path / "t", clock=lambda: now[0])
+    store.open(meta())
+    assert not store.sync_due()  # nothing stored
+    store.append(dict(GAMES_3[0]), GameRecord(decisions=()))
+    now[0] += SYNC_SECONDS / 2
+    store.append(dict(GAMES_3[1]), GameRecord(decisions=()))
+    assert not store.sync_due()
+    now[0] += SYNC_SECONDS / 2
+    assert store.sync_due()  # the first game's age counts, not the last one's
+    store.sync()
+    assert not store.sync_due()
+    assert synced_size(tmp_path / "t") == (tmp_path / "t" / GAMES).stat().st_size
+    store.close()
+
+
+def power_cut(folder: Path, synced_lines: int) -> list[bytes]:
+    """The folder as a power cut may leave it: .synced at the end of line
+    ``synced_lines``, the lines after it written; the lines of games.jsonl."""
+    lines = (folder / GAMES).read_bytes().splitlines(keepends=True)
+    (folder / SYNCED).write_text(f"{len(b''.join(lines[:synced_lines]))}\n")
+    return lines
+
+
+def test_recover_drops_the_lines_after_the_sync_whose_record_is_lost(tmp_path: Path) -> None:
+    folder = tmp_path / "t"
+    store = Store(folder)
+    store.open(meta())
+    four = (*GAMES_3, game("b|c#0", 0, "b", "c"))
+    for g in four:
+        store.append(dict(g), GameRecord(decisions=((0, "income"),)))
+    store.close()
+    lines = power_cut(folder, 1)
+    names = [json.loads(line)["record"] for line in lines]
+    (folder / names[0]).write_bytes(b"")  # damaged before the sync: by hand, not a power cut
+    (folder / names[1]).unlink()
+    (folder / names[3]).write_bytes(b"")  # as ext4 leaves a file whose data was not written
+
+    store = Store(folder)
+    assert store.recover() == [("a|b#0", 1), ("b|c#0", 0)]
+    # The line before the sync and the whole record after it stay, byte for byte.
+    assert (folder / GAMES).read_bytes() == lines[0] + lines[2]
+    assert synced_size(folder) == (folder / GAMES).stat().st_size
+    assert store.recover() == []  # nothing left to check
+    assert store.open(meta()) == [{**GAMES_3[0], "record": names[0]},
+                                  {**GAMES_3[2], "record": names[2]}]
+    store.append(dict(GAMES_3[1]), GameRecord(decisions=()))
+    store.close()
+    # The dropped games' numbers are not reused.
+    assert read_games(folder / GAMES)[-1]["record"] == f"{RECORDS}/000005.json.gz"
+
+
+def test_recover_after_a_kill_keeps_every_line_written(tmp_path: Path) -> None:
+    folder = tmp_path / "t"
+    store = Store(folder)
+    store.open(meta())
+    for g in GAMES_3:
+        store.append(dict(g), GameRecord(decisions=()))
+    store.close()
+    lines = power_cut(folder, 0)  # killed before the first sync: all still in the page cache
+    store = Store(folder)
+    assert store.recover() == []
+    assert (folder / GAMES).read_bytes() == b"".join(lines)
+    store.open(meta())
+    store.close()
+    assert synced_size(folder) == len(b"".join(lines))
+
+
+def test_recover_leaves_a_folder_of_an_older_arena_alone(tmp_path: Path) -> None:
+    # Older versions synced every game and wrote no .synced.
+    folder = tmp_path / "t"
+    store = Store(folder)
+    store.open(meta())
+    store.append(dict(GAMES_3[0]), GameRecord(decisions=()))
+    store.close()
+    (folder / SYNCED).unlink()
+    (folder / RECORDS / "000001.json.gz").unlink()  # deleted by hand
+    data = (folder / GAMES).read_bytes()
+    store = Store(folder)
+    assert store.recover() == []
+    assert store.open(meta()) == [{**GAMES_3[0], "record": f"{RECORDS}/000001.json.gz"}]
+    store.close()
+    assert (folder / GAMES).read_bytes() == data
+    assert synced_size(folder) == len(data)

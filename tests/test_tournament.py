@@ -10,6 +10,7 @@ see it on a pipe.
 from __future__ import annotations
 
 import csv
+import gzip
 import itertools
 import json
 import os
@@ -26,7 +27,7 @@ from pathlib import Path
 import pytest
 
 from arena.cli import main
-from arena.tournament.store import GAMES, TOURNAMENT, Store
+from arena.tournament.store import GAMES, SYNCED, TOURNAMENT, Store
 
 DET_BOT = Path(__file__).parent / "bots" / "det_hash.py"
 NAMES = ("alpha", "beta", "gamma", "delta")
@@ -255,6 +256,28 @@ def test_a_torn_last_line_is_dropped_and_its_game_played_again(capsys, bots, tmp
     assert len(after) == 6
     assert core(after[-1]) == core(before[-1])  # the same game, played again
     assert after[-1]["record"] != before[-1]["record"]  # its old record number is not reused
+
+
+def test_games_whose_records_a_power_cut_lost_are_played_again(capsys, bots, tmp_path) -> None:
+    out = tmp_path / "out"
+    run_ok(capsys, out, [bots["alpha"], bots["beta"]], "--games", 6, "--seed", 3)
+    before = games(out)
+    lines = (out / GAMES).read_bytes().splitlines(keepends=True)
+    # A power cut after the sync of 4 games: 2 lines reached the disk, their records
+    # did not (one empty, one gone), as the kernel may write them in any order.
+    (out / SYNCED).write_text(f"{len(b''.join(lines[:4]))}\n")
+    (out / before[4]["record"]).write_bytes(b"")
+    (out / before[5]["record"]).unlink()
+
+    status, _, err = arena(capsys, "run", "--resume", out)
+    assert status == 0, err
+    assert "6 games (4 already played)" in err
+    assert (out / GAMES).read_bytes().startswith(b"".join(lines[:4]))
+    after = games(out)
+    assert cores(after) == cores(before)  # the same games, each once
+    for game in after:
+        with gzip.open(out / game["record"], "rt") as f:
+            assert json.load(f)["decisions"]
 
 
 def test_a_damaged_middle_line_stops_the_run_and_changes_nothing(capsys, bots, tmp_path) -> None:

@@ -255,6 +255,7 @@ def run(args: argparse.Namespace) -> int:
         if _read_meta_if_any(folder) != meta:
             raise UserError(f"{folder} changed while this run started (another run?); "
                             "run the command again")
+        store.recover()  # games a power cut left without their records: played again
         replay: list[str] = []
         if meta is not None:
             old = {bot["name"]: bot for bot in meta["bots"]}

@@ -157,10 +157,13 @@ async def play_game(
     result = game.result
     assert result is not None
     game_over = codec.encode_game_over(result.placements)
-    with trio.CancelScope(shield=True):
-        async with trio.open_nursery() as nursery:
-            for seat, player in enumerate(players):
-                if player is not None and faults[seat] is None:
+    waiting = [player for seat, player in enumerate(players)
+               if player is not None and faults[seat] is None
+               and not player.end_game_nowait(game_over)]
+    if waiting:  # a pipe too full to take the last lines at once
+        with trio.CancelScope(shield=True):
+            async with trio.open_nursery() as nursery:
+                for player in waiting:
                     nursery.start_soon(player.end_game, game_over)
 
     referee = {

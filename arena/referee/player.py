@@ -224,5 +224,18 @@ class BotPlayer:
             return
         self.process.reset_cpu()  # the next game's CPU budget starts now
 
+    def end_game_nowait(self, game_over_line: str) -> bool:
+        """``end_game`` without waiting, if the pipe takes the lines whole at once
+        (it mostly does: the bot has read everything up to its last answer); False,
+        with nothing sent, if not: then ``end_game`` sends them."""
+        if self.broken:
+            self._outbox = []
+            return True
+        if not self.process.send_lines_nowait([*self._outbox, game_over_line]):
+            return False
+        self._outbox = []
+        self.process.reset_cpu()  # the next game's CPU budget starts now
+        return True
+
     def discard_queue(self) -> None:
         self._outbox.clear()

@@ -482,8 +482,14 @@ class Watchdog:
         """Start a new CPU budget: from now on the bot may use ``cpu_seconds`` more."""
         # The watchdog's last look is recent enough (the bot idles between games);
         # a fresh one for every seat of every game costs a scan of /proc (~0.3 ms)
-        # without the keeper, a walk of its tree (tens of us) with it.
-        self.sample(max_age=self.limits.watch_interval)
+        # without the keeper, a walk of its tree (tens of us) with it.  With the
+        # keeper, a look at the same table of its tree gives the same CPU total:
+        # no look then (it would also look at files and disk once a game, not
+        # once every few intervals).
+        tree, interval = self._tree, self.limits.watch_interval
+        if not (self.keeper and TREE_WALK and tree is not None
+                and time.monotonic() - tree[0] <= interval):
+            self.sample(max_age=interval)
         self._cpu_base = self._cpu_total
 
     def sample(self, max_age: float = 0.0) -> str | None:

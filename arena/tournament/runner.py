@@ -19,7 +19,7 @@ from typing import Any, TextIO
 
 import trio
 
-from arena.tournament.store import Store
+from arena.tournament.store import SYNC_SECONDS, Store
 from arena.tournament.transport import Transport, WorkerLost
 from arena.tournament.units import Dispatcher, UnitPlan, WorkUnit
 from arena.tournament.worker import Assignment, UnitResult, game_line, merge_starts
@@ -189,10 +189,20 @@ async def run_games(coordinator: Coordinator, transport: Transport) -> int:
 
     async def store() -> None:
         # In a thread: fsyncs must not hold up the slots (nor, with --workers 0,
-        # the games).  One result at a time, so the folder keeps one writer.
+        # the games).  One call at a time, so the folder keeps one writer; a sync
+        # when games stored a while ago are not yet on the disk (Store.sync_due).
         async with receive:
-            async for result in receive:
-                await trio.to_thread.run_sync(coordinator.accept, result)
+            while True:
+                result = None
+                with trio.move_on_after(SYNC_SECONDS):
+                    try:
+                        result = await receive.receive()
+                    except trio.EndOfChannel:
+                        return
+                if result is not None:
+                    await trio.to_thread.run_sync(coordinator.accept, result)
+                if coordinator.store.sync_due():
+                    await trio.to_thread.run_sync(coordinator.store.sync)
 
     async with transport, trio.open_nursery() as nursery:
         if coordinator.progress is not None:

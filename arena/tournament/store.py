@@ -6,6 +6,7 @@
     logs/             each bot's stderr, one file per bot and worker
     standings.md/csv  written at the end (and by `arena rate`)
     .lock             held (flock) by the run writing the folder
+    .synced           the size of games.jsonl at its last sync (see "Durability")
 
 Resume rests on games.jsonl alone: a game is done when its line is there.
 A last line cut short by a crash is dropped (and its game played again); any
@@ -18,6 +19,15 @@ One process writes a folder: ``Store.lock`` takes an exclusive flock on
 ``kill -9``; a second writer is refused.  Readers (``arena rate``) take no
 lock: lines are appended whole and flushed, files are replaced by rename, and
 a torn last line is skipped, so a reader sees the games finished so far.
+
+Durability.  Records and lines are written as games end, and synced to the
+disk in groups: at most every ``SYNC_GAMES`` games or ``SYNC_SECONDS``
+seconds, each record before the lines that name them, then ``.synced``.  A
+killed process (even ``kill -9``) loses nothing written, as the kernel keeps
+it; a power cut or a kernel crash can lose the games of the last group.
+Resume therefore checks the record of every line after the size in
+``.synced``: a line whose record is missing or damaged is dropped (and its
+game played again), the lines before it and after it are kept.
 """
 
 from __future__ import annotations
@@ -25,15 +35,19 @@ from __future__ import annotations
 import contextlib
 import errno
 import fcntl
+import gzip
 import json
 import os
+import time
+import zlib
 from collections.abc import Callable, Collection, Iterable, Mapping
 from pathlib import Path
 from typing import Any, Final
 
-from arena.engine.record import GameRecord, save
+from arena import files
+from arena.engine.record import GameRecord, gzipped
 from arena.errors import UserError
-from arena.files import disk_error, write_all, write_whole
+from arena.files import disk_error, write_whole
 from arena.protocol import codec
 
 TOURNAMENT: Final = "tournament.json"
@@ -41,6 +55,9 @@ GAMES: Final = "games.jsonl"
 RECORDS: Final = "records"
 LOGS: Final = "logs"
 LOCK: Final = ".lock"
+SYNCED: Final = ".synced"
+SYNC_GAMES: Final = 64  # games stored between two syncs at most ...
+SYNC_SECONDS: Final = 1.0  # ... and seconds (see sync_due)
 FORMAT: Final = "arena-tournament"
 VERSION: Final = 1
 
@@ -188,17 +205,22 @@ def differences(old: Mapping[str, Any], new: Mapping[str, Any]) -> list[str]:
 class Store:
     """A tournament folder, written by one process (the runner's main task).
 
-    ``lock`` takes the folder (``open`` and ``rewrite_without`` take it if not
-    yet held); ``close`` lets it go.  Every failed write is one UserError naming
-    the file and what to do; what was written before stays.
+    ``lock`` takes the folder (``open``, ``recover`` and ``rewrite_without``
+    take it if not yet held); ``close`` syncs and lets it go.  Every failed
+    write is one UserError naming the file and what to do; what was written
+    before stays.
     """
 
-    def __init__(self, folder: Path) -> None:
+    def __init__(self, folder: Path, clock: Callable[[], float] = time.monotonic) -> None:
         self.folder = folder
         self.games_path = folder / GAMES
         self._games_fd: int | None = None
         self._lock_fd: int | None = None
         self._count = 0
+        self._clock = clock
+        self._unsynced: list[tuple[int, Path]] = []  # open records, written since the last sync
+        self._games_unsynced = 0
+        self._first_unsynced = 0.0  # when the oldest of them was stored
 
     def lock(self) -> None:
         """Make this process the folder's only writer (creating it), or raise UserError."""
@@ -226,9 +248,53 @@ class Store:
             os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
         self._lock_fd = fd
 
+    def recover(self) -> list[tuple[str, int]]:
+        """Drop the lines after the last sync whose record is missing or damaged (a
+        power cut: see "Durability" above), and sync the others;
+        the (group, index) of each game dropped, to be played again."""
+        self.lock()
+        synced = _synced_size(self.folder / SYNCED)
+        try:
+            data = self.games_path.read_bytes()
+        except FileNotFoundError:
+            return []
+        except OSError as exc:
+            raise UserError(f"{self.games_path}: cannot read: {exc.strerror}") from None
+        if synced is None or synced >= len(data):
+            return []  # None: a folder of an older arena, which synced every game
+        cut = data.rfind(b"\n", 0, synced) + 1  # the first line a power cut may have lost
+        keep, dropped, kept = [data[:cut]], [], []
+        for raw in data[cut:].splitlines(keepends=True):
+            game = _parsed(raw)
+            # Damaged lines and torn tails are read_games's to judge.
+            if raw.endswith(b"\n") and isinstance(game, dict) and _is_game(game) \
+                    and isinstance(game.get("record"), str):
+                path = self.folder / game["record"]
+                if not _is_whole(path):
+                    dropped.append((game["group"], game["index"]))
+                    continue
+                kept.append(path)
+            keep.append(raw)
+        try:
+            # After a kill -9: written, maybe not yet on the disk.  Synced now, as the
+            # next sync marks every line before it as checked.
+            for path in kept:
+                _sync_file(path)
+            if not dropped:
+                _sync_file(self.games_path)
+                return []
+            read_games(self.games_path)  # a damaged file is refused before it is changed
+            # The dropped games' records stay, named by no line: numbers are never reused.
+            write_whole(self.games_path, b"".join(keep))
+            self._mark_synced(self.games_path.stat().st_size)
+        except OSError as exc:
+            raise disk_error(exc) from None
+        return dropped
+
     def open(self, meta: Mapping[str, Any]) -> list[dict[str, Any]]:
         """Write tournament.json and open games.jsonl; the games already played."""
         self.lock()
+        self.recover()
         # Read first: a damaged games.jsonl stops the run before anything is written.
         games = read_games(self.games_path, repair=True,
                            bots=[bot["name"] for bot in meta["bots"]])
@@ -243,6 +309,12 @@ class Store:
                               *(_record_number(game) for game in games), 0)
             self._games_fd = os.open(self.games_path,
                                      os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o666)
+            if not (self.folder / SYNCED).exists():
+                # Made once and synced with its folder: from now on a missing
+                # .synced means a folder of an older arena, not a power cut.
+                self._mark_synced(os.fstat(self._games_fd).st_size)
+                _sync_file(self.folder / SYNCED)
+                _sync_file(self.folder)
         except OSError as exc:
             raise disk_error(exc) from None
         return games
@@ -250,12 +322,14 @@ class Store:
     def rewrite_without(self, bots: Iterable[str]) -> int:
         """Drop every game of ``bots`` (to play them again); the number dropped."""
         self.lock()
+        self.recover()
         drop = set(bots)
         games = read_games(self.games_path, repair=True)
         keep = [g for g in games if not drop & set(g["seats"])]
         data = "".join(json.dumps(game, separators=(",", ":")) + "\n" for game in keep)
         try:
             write_whole(self.games_path, data.encode("utf-8"))
+            self._mark_synced(len(data.encode("utf-8")))
         except OSError as exc:
             raise disk_error(exc) from None
         return len(games) - len(keep)
@@ -268,34 +342,132 @@ class Store:
 
     def append(self, game: dict[str, Any], record: GameRecord | bytes,
                name: str | None = None) -> None:
-        """Store one finished game: its record first (whole, as ``name`` from
-        ``reserve``; a GameRecord, or the gzipped bytes a worker made of it), then
-        its line (synced).
+        """Store one finished game: its record first (as ``name`` from ``reserve``;
+        a GameRecord, or the gzipped bytes a worker made of it), then its line.
+        Both are synced with the group (every ``SYNC_GAMES`` games; see also
+        ``sync_due``), the record first.
 
-        A write cut short leaves at most a torn last line, which a resume drops.
+        A write cut short leaves at most a torn last line, which a resume drops,
+        and a record no line names.
         """
         assert self._games_fd is not None
         name = name or self.reserve()
+        path = self.folder / name
+        data = record if isinstance(record, bytes) else gzipped(record)
         try:
-            if isinstance(record, bytes):
-                write_whole(self.folder / name, record)
-            else:
-                save(record, self.folder / name)
+            # A new name no line refers to yet: no temporary file and rename needed.
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o666)
         except OSError as exc:
             raise disk_error(exc) from None
+        try:
+            files.write_all(fd, data)
+        except OSError as exc:
+            os.close(fd)
+            with contextlib.suppress(OSError):
+                path.unlink()  # no short record left behind
+            raise disk_error(exc, path) from None
+        if not self._games_unsynced:
+            self._first_unsynced = self._clock()
+        self._unsynced.append((fd, path))
         game["record"] = name
         try:
-            write_all(self._games_fd, (json.dumps(game, separators=(",", ":")) + "\n").encode())
-            os.fsync(self._games_fd)
+            files.write_all(self._games_fd,
+                            (json.dumps(game, separators=(",", ":")) + "\n").encode())
         except OSError as exc:
             raise disk_error(exc, self.games_path) from None
+        self._games_unsynced += 1
+        if self._games_unsynced >= SYNC_GAMES:
+            self.sync()
+
+    def sync_due(self) -> bool:
+        """Whether the oldest game not yet synced was stored ``SYNC_SECONDS`` ago."""
+        return bool(self._games_unsynced) and (self._clock() - self._first_unsynced
+                                               >= SYNC_SECONDS)
+
+    def sync(self) -> None:
+        """Put the games stored so far on the disk: their records, then their lines,
+        then the size of games.jsonl in .synced (the lines a resume need not check)."""
+        if self._games_fd is None:
+            return
+        records, self._unsynced = self._unsynced, []
+        try:
+            for i, (fd, path) in enumerate(records):
+                try:
+                    os.fsync(fd)
+                except OSError as exc:
+                    for later, _ in records[i:]:
+                        os.close(later)
+                    raise disk_error(exc, path) from None
+                os.close(fd)
+            try:
+                os.fsync(self._games_fd)
+                size = os.fstat(self._games_fd).st_size
+            except OSError as exc:
+                raise disk_error(exc, self.games_path) from None
+            try:
+                self._mark_synced(size)
+            except OSError as exc:
+                raise disk_error(exc) from None
+        finally:
+            self._games_unsynced = 0
+
+    def _mark_synced(self, size: int) -> None:
+        # Written in place and not synced itself: a power cut leaves the old size
+        # or the new one, and an older size only makes the next resume check more.
+        fd = os.open(self.folder / SYNCED, os.O_WRONLY | os.O_CREAT | os.O_CLOEXEC, 0o666)
+        try:
+            os.pwrite(fd, f"{size:020d}\n".encode(), 0)
+        finally:
+            os.close(fd)
 
     def close(self) -> None:
-        """Close games.jsonl and let the folder go."""
-        for fd in (self._games_fd, self._lock_fd):
-            if fd is not None:
-                os.close(fd)  # closing the lock file releases the lock
-        self._games_fd = self._lock_fd = None
+        """Sync what was stored, close games.jsonl and let the folder go."""
+        try:
+            self.sync()
+        finally:
+            for fd in (self._games_fd, self._lock_fd):
+                if fd is not None:
+                    os.close(fd)  # closing the lock file releases the lock
+            self._games_fd = self._lock_fd = None
+
+
+def _synced_size(path: Path) -> int | None:
+    """The size of games.jsonl at its last sync; None if no run of this version
+    wrote the folder (older ones synced every game), 0 if .synced is damaged."""
+    try:
+        text = path.read_bytes()
+    except FileNotFoundError:
+        return None
+    except OSError:
+        return 0
+    return int(text) if text.strip().isdigit() else 0
+
+
+def _is_whole(record: Path) -> bool:
+    """Whether a record file is there in full: its gzip checksum and length hold
+    and it is one JSON object (a power cut leaves files empty, short or zeroed)."""
+    try:
+        data = record.read_bytes()
+        if record.suffix == ".gz":
+            data = gzip.decompress(data)
+        return isinstance(json.loads(data), dict)
+    except (OSError, EOFError, zlib.error, ValueError):
+        return False
+
+
+def _sync_file(path: Path) -> None:
+    fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def _parsed(raw: bytes) -> object:
+    try:
+        return json.loads(raw)
+    except ValueError:
+        return None
 
 
 def _record_number(game: Mapping[str, Any]) -> int:
