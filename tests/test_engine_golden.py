@@ -16,7 +16,7 @@ import random
 
 import pytest
 
-from arena.engine.game import Game, GameConfig
+from arena.engine.game import _SWAPS, Game, GameConfig, shuffle
 from arena.engine.observer import view
 from arena.engine.record import GameRecord
 
@@ -82,3 +82,15 @@ def test_seeded_games_are_unchanged(index: int) -> None:
     config = CONFIGS[index]
     games = GAMES // len(CONFIGS)
     assert digest_of(config, games, 1000 * index) == DIGESTS[index], config
+
+
+def test_the_engines_shuffle_is_random_shuffle() -> None:
+    """game.shuffle replaces random.Random.shuffle: same draws, same order."""
+    for seed in range(300):
+        for length in range(len(_SWAPS)):
+            ours, theirs = random.Random(seed), random.Random(seed)
+            cards, expected = list(range(length)), list(range(length))
+            shuffle(cards, ours.getrandbits)
+            theirs.shuffle(expected)
+            assert cards == expected
+            assert ours.getstate() == theirs.getstate()

@@ -156,6 +156,7 @@ class Game:
         self.turn_limit = turn_limit
         self._rules: dict[str, ActionRule] = ACTIONS[variant]
         self._rng = rng  # None: a rigged game, whose Court is never shuffled
+        self._getrandbits = rng.getrandbits if rng is not None else None
         self.hands: list[list[str]] = [[] for _ in range(players)]
         self.revealed: list[list[str]] = [[] for _ in range(players)]
         self.coins: list[int] = [STARTING_COINS] * players
@@ -403,8 +404,8 @@ class Game:
         return request
 
     def _shuffle(self, cards: list[str]) -> None:
-        if self._rng is not None:
-            self._rng.shuffle(cards)
+        if self._getrandbits is not None:
+            shuffle(cards, self._getrandbits)
 
     def _run(self, step: Step | None) -> None:
         while step is not None and self.result is None:
@@ -861,6 +862,27 @@ def _request(*fields: Any) -> Request:
     if found is None:
         found = _REQUESTS[fields] = Request(*fields)
     return found
+
+
+# For each list length, the (index, bound, bits) of each swap random.shuffle makes.
+_SWAPS = tuple(tuple((i, i + 1, (i + 1).bit_length()) for i in reversed(range(1, n)))
+               for n in range(len(deck(VARIANTS[0], MAX_PLAYERS)) + 1))
+
+
+def shuffle(cards: list[str], getrandbits: Callable[[int], int]) -> None:
+    """``random.Random.shuffle(cards)``, with the same draws and the same result.
+
+    The Court is shuffled every time a card goes back, some four times a game,
+    and random.shuffle calls a Python method per card.  This is its algorithm
+    (a Fisher-Yates shuffle taking ``randbelow(i + 1)`` by rejection sampling on
+    ``getrandbits``) with the bounds precomputed; the same seed must keep giving
+    the same game (tests/test_engine_golden.py, test_engine_properties.py).
+    """
+    for i, bound, bits in _SWAPS[len(cards)]:
+        j = getrandbits(bits)
+        while j >= bound:
+            j = getrandbits(bits)
+        cards[i], cards[j] = cards[j], cards[i]
 
 
 def _deck(variant: str, players: int) -> tuple[str, ...]:
