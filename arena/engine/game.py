@@ -171,10 +171,12 @@ class Game:
         self.current = 0  # the seat whose turn it is
         self.request: Request | None = None
         self.result: Result | None = None
-        self._answers: dict[int, Decision] = {}
-        # Legal answers by seat: filled in by _ask, () once a seat has answered,
-        # and listed again on demand (legal) after a forfeit clears it.
-        self._legal: dict[int, tuple[Decision, ...]] = {}
+        self._answers: dict[int, Decision] = {}  # to the open opportunity
+        # The seats the request still waits for (request.seats for a mandatory
+        # decision, a list emptied as they answer for an opportunity), and the
+        # legal answers, the same for each of them.
+        self._waiting: Sequence[int] = ()
+        self._offered: tuple[Decision, ...] = ()
         self._out_order: list[int] = []
         self._alive_mask = (1 << players) - 1  # bit s set: seat s is in the game
         # The action on the table.
@@ -297,38 +299,37 @@ class Game:
 
     def legal(self, seat: int) -> tuple[Decision, ...]:
         """Every legal answer of ``seat`` to the current request (empty if not asked)."""
-        found = self._legal.get(seat)
-        if found is None:
-            found = self._legal[seat] = self._list_legal(seat)
-        return found
+        return self._offered if seat in self._waiting else ()
 
     def decide(self, seat: int, decision: Decision) -> None:
         """Take one seat's decision.  Raises IllegalDecision, leaving the state unchanged."""
-        legal = self._legal.get(seat)
-        if legal is None:
-            legal = self.legal(seat)
-        for option in legal:
+        waiting = self._waiting
+        offered = self._offered
+        if seat not in waiting:
+            if self.request is None:
+                raise GameOverError("the game is over")
+            raise IllegalDecision(seat, decision, self._why_illegal(seat, decision))
+        for option in offered:
             # Players mostly answer with a listed decision itself: identity is far
             # cheaper than attrs' __eq__, which a decision built elsewhere needs.
             if option is decision:
                 break
         else:
-            if decision not in legal:
-                if self.request is None:
-                    raise GameOverError("the game is over")
+            if decision not in offered:
                 raise IllegalDecision(seat, decision, self._why_illegal(seat, decision))
         self.history.append((seat, decision))
         on_answers = self._on_answers
         if on_answers is None:  # a mandatory decision
             assert self.request is not None
-            self._run(_MANDATORY[self.request.kind](self, seat, decision))
-            return
-        answers = self._answers
-        answers[seat] = decision
-        self._legal[seat] = ()  # answered: nothing more is legal for this seat
-        assert self.request is not None
-        if len(answers) == len(self.request.seats):
-            self._run(on_answers)
+            step = _MANDATORY[self.request.kind](self, seat, decision)
+        else:
+            self._answers[seat] = decision
+            waiting.remove(seat)  # type: ignore[attr-defined]  # an opportunity's list
+            if waiting:
+                return
+            step = on_answers
+        while step is not None and self.result is None:  # as _run, one call less
+            step = step(self)
 
     def forfeit(self, seat: int, reason: str) -> None:
         """Remove ``seat`` from the game at once, as if it had lost all its influence.
@@ -350,16 +351,20 @@ class Game:
         self._eliminate(seat, reason)
         if self.over:
             return
-        self._legal.clear()
         request = self.request
         assert request is not None
         if seat not in request.seats:
-            return  # the steps that follow check who is still in the game
+            # The steps that follow check who is still in the game; an action's
+            # targets are listed again.
+            self._offered = self._list_choices(request.kind, request.seats[0])
+            return
         if request.kind in OPPORTUNITIES or request.kind == DRAFT:
             seats = tuple(s for s in request.seats if s != seat)
             self._answers.pop(seat, None)
             self.request = attrs.evolve(request, seats=seats)
-            if len(self._answers) == len(seats):
+            if seat in self._waiting:
+                self._waiting.remove(seat)  # type: ignore[attr-defined]
+            if not self._waiting:
                 self._run(self._on_answers)
         elif request.kind == LOSE:
             then, self._then = self._then, None
@@ -414,13 +419,16 @@ class Game:
     def _ask(self, request: Request, on_answers: Step | None = None) -> None:
         # on_answers is None for a mandatory decision, else it resolves the opportunity.
         self.request = request
-        self._answers = {}
         self._on_answers = on_answers
         # Every seat asked has the same legal answers (opportunities and the draft
         # offer all the same choices; other requests ask one seat): list them once.
         seats = request.seats
-        choices = self._choices(request.kind, seats[0])
-        self._legal = {seats[0]: choices} if len(seats) == 1 else dict.fromkeys(seats, choices)
+        self._offered = self._list_choices(request.kind, seats[0])
+        if on_answers is None:
+            self._waiting = seats
+        else:
+            self._waiting = list(seats)
+            self._answers = {}
 
     def _others_in_game(self, seat: int) -> tuple[int, ...]:
         """Every other seat still in the game, clockwise from ``seat``."""
@@ -501,7 +509,7 @@ class Game:
         winner = survivors[0] if len(survivors) == 1 else None
         self.result = Result(reason, self.turn, tuple(places), winner)
         self.request = None
-        self._legal = {}
+        self._waiting = self._offered = ()
         self.events.append(ev.GameOver(reason, self.turn, tuple(places), winner))
 
     def _fail(self, why: str) -> Step:
@@ -512,13 +520,7 @@ class Game:
 
     # -- legality ------------------------------------------------------------
 
-    def _list_legal(self, seat: int) -> tuple[Decision, ...]:
-        request = self.request
-        if request is None or seat not in request.seats or seat in self._answers:
-            return ()
-        return self._choices(request.kind, seat)
-
-    def _choices(self, kind: str, seat: int) -> tuple[Decision, ...]:
+    def _list_choices(self, kind: str, seat: int) -> tuple[Decision, ...]:
         """The legal answers of ``seat``, asked a ``kind`` decision now."""
         if kind == CHALLENGE:
             return _CHALLENGE_CHOICES
