@@ -95,11 +95,18 @@ _BLOCK_CHOICES = {
     for rule in table.values()
 }
 
+_DRAFT_CHOICES = {
+    variant: tuple(_CARD_DECISIONS[DRAFT, card] for card in characters(variant))
+    for variant in VARIANTS
+}
+# The requests for one seat's decision without context, by seat.
+_ACTION_REQUESTS = tuple(Request(ACTION, (seat,)) for seat in range(MAX_PLAYERS))
+_LOSE_REQUESTS = tuple(Request(LOSE, (seat,)) for seat in range(MAX_PLAYERS))
+
 _GAINS = {INCOME: 1, FOREIGN_AID: 2, TAX: 3}
 
 # Memo tables shared by all games: what is legal depends only on these keys.
 # They stay small (bounded by seats x coin brackets x who is still in).
-_SINGLE_REQUESTS: dict[tuple[str, int], Request] = {}
 _OTHERS: dict[tuple[int, int, int], tuple[int, ...]] = {}
 _ACTION_LISTS: dict[tuple[str, int, int, int, int], tuple[Decision, ...]] = {}
 _CARD_LISTS: dict[tuple[str, ...], tuple[Decision, ...]] = {}
@@ -289,7 +296,7 @@ class Game:
         for seat in (0, 1):
             self.events.append(ev.CardsDealt(seat, tuple(self.hands[seat])))
             self.events.append(ev.DraftOffered(seat, tuple(self._piles[seat])))
-        self._ask(_request(DRAFT, (0, 1)), _resolve_draft)
+        self._ask(_request(DRAFT, (0, 1)), _DRAFT_CHOICES[self.variant], _resolve_draft)
 
     # -- the public interface ------------------------------------------------
 
@@ -400,14 +407,6 @@ class Game:
 
     # -- internals -----------------------------------------------------------
 
-    def _single(self, kind: str, seat: int) -> Request:
-        """The (shared) request for a one-seat decision without context."""
-        key = (kind, seat)
-        request = _SINGLE_REQUESTS.get(key)
-        if request is None:
-            request = _SINGLE_REQUESTS[key] = Request(kind, (seat,))
-        return request
-
     def _shuffle(self, cards: list[str]) -> None:
         if self._getrandbits is not None:
             shuffle(cards, self._getrandbits)
@@ -416,14 +415,17 @@ class Game:
         while step is not None and self.result is None:
             step = step(self)
 
-    def _ask(self, request: Request, on_answers: Step | None = None) -> None:
-        # on_answers is None for a mandatory decision, else it resolves the opportunity.
+    def _ask(self, request: Request, offered: tuple[Decision, ...],
+             on_answers: Step | None = None) -> None:
+        """Wait for ``request``, whose every seat may answer one of ``offered``
+        (opportunities and the draft offer all their seats the same choices;
+        other requests ask one seat).  The caller lists them, as it knows the kind.
+        ``on_answers`` is None for a mandatory decision, else it resolves the
+        opportunity once every seat has answered."""
         self.request = request
         self._on_answers = on_answers
-        # Every seat asked has the same legal answers (opportunities and the draft
-        # offer all the same choices; other requests ask one seat): list them once.
+        self._offered = offered
         seats = request.seats
-        self._offered = self._list_choices(request.kind, seats[0])
         if on_answers is None:
             self._waiting = seats
         else:
@@ -479,7 +481,7 @@ class Game:
         if not self.alive[seat]:
             return then
         self._then = then
-        self._ask(self._single(LOSE, seat))
+        self._ask(_LOSE_REQUESTS[seat], self._card_choices(LOSE, seat))
         return None
 
     def _eliminate(self, seat: int, reason: str) -> None:
@@ -521,7 +523,8 @@ class Game:
     # -- legality ------------------------------------------------------------
 
     def _list_choices(self, kind: str, seat: int) -> tuple[Decision, ...]:
-        """The legal answers of ``seat``, asked a ``kind`` decision now."""
+        """The legal answers of ``seat``, asked a ``kind`` decision now (the steps
+        that ask call the helper for their kind directly)."""
         if kind == CHALLENGE:
             return _CHALLENGE_CHOICES
         if kind == ACTION:
@@ -531,25 +534,33 @@ class Game:
             assert rule is not None
             return _BLOCK_CHOICES[rule.block_claims]
         if kind in (LOSE, SHOW):
-            key = (kind, *self.hands[seat])
-            found = _CARD_LISTS.get(key)
-            if found is None:
-                found = tuple(_CARD_DECISIONS[kind, c] for c in dict.fromkeys(self.hands[seat]))
-                _CARD_LISTS[key] = found
-            return found
+            return self._card_choices(kind, seat)
         if kind == KEEP:
-            hand = self.hands[seat]
-            key = (len(hand), *sorted(hand + self._drawn))
-            found = _KEEP_LISTS.get(key)
-            if found is None:
-                keeps = dict.fromkeys(itertools.combinations(key[1:], len(hand)))
-                found = _KEEP_LISTS[key] = tuple(Decision(KEEP, cards=cards) for cards in keeps)
-            return found
+            return self._keep_choices(seat)
         if kind == FORCE:
             return _FORCE_CHOICES
         if kind == DRAFT:
-            return tuple(_CARD_DECISIONS[DRAFT, c] for c in characters(self.variant))
+            return _DRAFT_CHOICES[self.variant]
         raise AssertionError(kind)
+
+    def _card_choices(self, kind: str, seat: int) -> tuple[Decision, ...]:
+        """Lose or show: one of the seat's face-down cards."""
+        hand = self.hands[seat]
+        key = (kind, *hand)
+        found = _CARD_LISTS.get(key)
+        if found is None:
+            found = _CARD_LISTS[key] = tuple(_CARD_DECISIONS[kind, c] for c in dict.fromkeys(hand))
+        return found
+
+    def _keep_choices(self, seat: int) -> tuple[Decision, ...]:
+        """Exchange: as many of hand and draws as the hand holds."""
+        hand = self.hands[seat]
+        key = (len(hand), *sorted(hand + self._drawn))
+        found = _KEEP_LISTS.get(key)
+        if found is None:
+            keeps = dict.fromkeys(itertools.combinations(key[1:], len(hand)))
+            found = _KEEP_LISTS[key] = tuple(Decision(KEEP, cards=cards) for cards in keeps)
+        return found
 
     def _legal_actions(self, seat: int) -> tuple[Decision, ...]:
         coins = self.coins[seat]
@@ -613,7 +624,7 @@ def _step_start_turn(game: Game) -> Step | None:
     game.turn += 1
     game._rule = game._target = game._blocker = game._block_claim = None
     game.events.append(ev.TurnStarted(game.turn, game.current))
-    game._ask(game._single(ACTION, game.current))
+    game._ask(_ACTION_REQUESTS[game.current], game._legal_actions(game.current))
     return None
 
 
@@ -637,7 +648,7 @@ def _declare(game: Game, seat: int, decision: Decision) -> Step | None:
     if rule.claim is None:
         return _step_block
     game._ask(_request(CHALLENGE, game._others_in_game(seat), seat, rule.name, decision.target,
-                       seat, rule.claim), _resolve_action_challenge)
+                       seat, rule.claim), _CHALLENGE_CHOICES, _resolve_action_challenge)
     return None
 
 
@@ -674,7 +685,8 @@ def _step_block(game: Game) -> Step | None:
     if rule.blocked_by == NOBODY:
         return _step_resolve
     seats = game._others_in_game(actor) if rule.blocked_by == ANYONE else (target,)
-    game._ask(_request(BLOCK, seats, actor, rule.name, target), _resolve_block)
+    game._ask(_request(BLOCK, seats, actor, rule.name, target), _BLOCK_CHOICES[rule.block_claims],
+              _resolve_block)
     return None
 
 
@@ -690,7 +702,7 @@ def _resolve_block(game: Game) -> Step | None:
     game._blocker, game._block_claim = blocker, claim
     game.events.append(ev.Blocked(blocker, claim, actor))
     game._ask(_request(CHALLENGE, game._others_in_game(blocker), actor, rule.name, game._target,
-                       blocker, claim), _resolve_block_challenge)
+                       blocker, claim), _CHALLENGE_CHOICES, _resolve_block_challenge)
     return None
 
 
@@ -741,11 +753,11 @@ def _step_resolve(game: Game) -> Step | None:
         n = min(EXCHANGE_DRAW[game.variant], len(game.court))
         game._drawn = [game._draw() for _ in range(n)]
         game.events.append(ev.ExchangeDrawn(actor, n, tuple(game._drawn)))
-        game._ask(_request(KEEP, (actor,), actor, name))
+        game._ask(_request(KEEP, (actor,), actor, name), game._keep_choices(actor))
         return None
     if name == EXAMINE:
         assert target is not None
-        game._ask(_request(SHOW, (target,), actor, name, target))
+        game._ask(_request(SHOW, (target,), actor, name, target), game._card_choices(SHOW, target))
         return None
     assert target is not None  # Coup, Assassinate
     return game._lose_influence(target, _step_end_turn)
@@ -801,7 +813,7 @@ def _on_show(game: Game, seat: int, decision: Decision) -> Step | None:
         return game._fail("actor_out")
     game._shown = card
     game.events.append(ev.ExamineShown(actor, seat, card))
-    game._ask(_request(FORCE, (actor,), actor, EXAMINE, seat))
+    game._ask(_request(FORCE, (actor,), actor, EXAMINE, seat), _FORCE_CHOICES)
     return None
 
 
