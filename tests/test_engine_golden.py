@@ -94,3 +94,26 @@ def test_the_engines_shuffle_is_random_shuffle() -> None:
             theirs.shuffle(expected)
             assert cards == expected
             assert ours.getstate() == theirs.getstate()
+
+
+def test_events_read_at_any_moment_are_the_events_read_at_the_end() -> None:
+    """Game.events builds the events on first read: reading them after some
+    decisions, all of them, or only at the end gives the same list."""
+    for seed in range(60):
+        watched, unwatched = Game.new(4, seed), Game.new(4, seed)
+        rng = random.Random(seed)
+        seen = list(watched.events)
+        held = watched.events  # the list itself grows as the game goes
+        while not watched.over:
+            request = watched.request
+            assert request is not None
+            seat = next(s for s in request.seats if watched.legal(s))
+            decision = rng.choice(watched.legal(seat))
+            watched.decide(seat, decision)
+            unwatched.decide(seat, decision)
+            if rng.random() < 0.5:
+                new = watched.events[len(seen):]
+                seen += new
+                assert watched.events is held
+        assert watched.events == seen + watched.events[len(seen):]
+        assert watched.events == unwatched.events == held
