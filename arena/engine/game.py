@@ -181,6 +181,9 @@ class Game:
         self.current = 0  # the seat whose turn it is
         self.request: Request | None = None
         self.result: Result | None = None
+        # True once the game has ended (result is set): a plain attribute, as
+        # drivers read it before every request.
+        self.over = False
         self._answers: dict[int, Decision] = {}  # to the open opportunity
         # The seats the request still waits for (request.seats for a mandatory
         # decision, a list emptied as they answer for an opportunity), and the
@@ -318,10 +321,6 @@ class Game:
                 built.append(event[0](*event[1:]))
             unbuilt.clear()
         return built
-
-    @property
-    def over(self) -> bool:
-        return self.result is not None
 
     def legal(self, seat: int) -> tuple[Decision, ...]:
         """Every legal answer of ``seat`` to the current request (empty if not asked)."""
@@ -529,6 +528,7 @@ class Game:
             places[seat] = self.players - len(never) + 1
         winner = survivors[0] if len(survivors) == 1 else None
         self.result = Result(reason, self.turn, tuple(places), winner)
+        self.over = True
         self.request = None
         self._waiting = self._offered = ()
         self._unbuilt.append((ev.GameOver, reason, self.turn, tuple(places), winner))
@@ -648,12 +648,9 @@ def _step_start_turn(game: Game) -> Step | None:
 
 
 def _step_end_turn(game: Game) -> Step | None:
-    n = game.players
-    seat = game.current
-    for i in range(1, n + 1):
-        if game.alive[(seat + i) % n]:
-            game.current = (seat + i) % n
-            break
+    others = game._others_in_game(game.current)
+    if others:  # else the game is over
+        game.current = others[0]  # the next seat clockwise still in the game
     return _step_start_turn
 
 
