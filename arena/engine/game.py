@@ -108,7 +108,8 @@ _GAINS = {INCOME: 1, FOREIGN_AID: 2, TAX: 3}
 # Memo tables shared by all games: what is legal depends only on these keys.
 # They stay small (bounded by seats x coin brackets x who is still in).
 _OTHERS: dict[tuple[int, int, int], tuple[int, ...]] = {}
-_ACTION_LISTS: dict[tuple[str, int, int, int, int], tuple[Decision, ...]] = {}
+# By variant and player count, then by seat, coins (10 and more alike) and who is in.
+_ACTION_LISTS: dict[tuple[str, int], dict[tuple[int, int, int], tuple[Decision, ...]]] = {}
 _CARD_LISTS: dict[tuple[str, ...], tuple[Decision, ...]] = {}
 _KEEP_LISTS: dict[tuple[int | str, ...], tuple[Decision, ...]] = {}
 _DECKS: dict[tuple[str, int], tuple[str, ...]] = {}
@@ -162,6 +163,7 @@ class Game:
         self.variant = variant
         self.turn_limit = turn_limit
         self._rules: dict[str, ActionRule] = ACTIONS[variant]
+        self._action_lists = _ACTION_LISTS.setdefault((variant, players), {})
         self._rng = rng  # None: a rigged game, whose Court is never shuffled
         self._getrandbits = rng.getrandbits if rng is not None else None
         self.hands: list[list[str]] = [[] for _ in range(players)]
@@ -583,10 +585,8 @@ class Game:
 
     def _legal_actions(self, seat: int) -> tuple[Decision, ...]:
         coins = self.coins[seat]
-        # The list only changes at the coin thresholds and when a seat is out.
-        bracket = min(coins, FORCED_COUP_COINS) if coins < 3 or coins >= 7 else 3
-        key = (self.variant, self.players, seat, bracket, self._alive_mask)
-        found = _ACTION_LISTS.get(key)
+        key = (seat, coins if coins < FORCED_COUP_COINS else FORCED_COUP_COINS, self._alive_mask)
+        found = self._action_lists.get(key)
         if found is not None:
             return found
         others = self._others_in_game(seat)
@@ -599,7 +599,7 @@ class Game:
                 if rule.targeted and coins >= rule.cost:
                     listed.extend(_ACTION_DECISIONS[rule.name, t] for t in others)
             found = tuple(listed)
-        _ACTION_LISTS[key] = found
+        self._action_lists[key] = found
         return found
 
     def _why_illegal(self, seat: int, decision: Decision) -> str:
