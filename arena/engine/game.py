@@ -273,7 +273,7 @@ class Game:
             raise SetupError(f"first seat {setup.first} is not a seat still in the game")
         game.current = setup.first
         game._unbuilt.append((ev.GameStarted, players, setup.variant, False, setup.first,
-                                          tuple(game.coins), len(game.court)))
+                              tuple(game.coins), len(game.court)))
         if sum(game.alive) == 1:
             game._finish(ev.LAST_PLAYER)  # already won: only one seat holds a card
         else:
@@ -281,15 +281,17 @@ class Game:
         return game
 
     def _deal_plain(self) -> None:
-        cards = list(_deck(self.variant, self.players))
+        players = self.players
+        cards = list(_deck(self.variant, players))
         self._shuffle(cards)
-        for seat in range(self.players):
-            self.hands[seat] = [cards.pop(), cards.pop()]
+        unbuilt = self._unbuilt
+        unbuilt.append((ev.GameStarted, players, self.variant, False, self.current,
+                        tuple(self.coins), len(cards) - 2 * players))
+        for seat in range(players):  # two cards each from the top (the list's end)
+            hand = [cards.pop(), cards.pop()]
+            self.hands[seat] = hand
+            unbuilt.append((ev.CardsDealt, seat, tuple(hand)))
         self.court = cards
-        self._unbuilt.append((ev.GameStarted, self.players, self.variant, False, self.current,
-                                          tuple(self.coins), len(self.court)))
-        for seat in range(self.players):
-            self._unbuilt.append((ev.CardsDealt, seat, tuple(self.hands[seat])))
         self._run(_step_start_turn)
 
     def _deal_draft(self) -> None:
@@ -299,7 +301,7 @@ class Game:
         self.hands = [[pile.pop()], [pile.pop()]]
         self.court = pile
         self._unbuilt.append((ev.GameStarted, 2, self.variant, True, self.current,
-                                          tuple(self.coins), len(self.court)))
+                              tuple(self.coins), len(self.court)))
         self._piles = [list(characters(self.variant)) for _ in (0, 1)]
         for seat in (0, 1):
             self._unbuilt.append((ev.CardsDealt, seat, tuple(self.hands[seat])))
@@ -518,22 +520,25 @@ class Game:
         for pile in self._piles:  # a forfeit during the draft
             self.out_of_game.extend(pile)
         self._piles = []
-        survivors = [s for s in range(self.players) if self.alive[s]]
-        places = [0] * self.players
-        for seat in survivors:
-            places[seat] = 1
-        for i, seat in enumerate(reversed(self._out_order)):
-            places[seat] = len(survivors) + 1 + i
-        # Seats a rigged setup starts out of the game share the last place.
-        never = [s for s in range(self.players) if not places[s]]
-        for seat in never:
-            places[seat] = self.players - len(never) + 1
-        winner = survivors[0] if len(survivors) == 1 else None
-        self.result = Result(reason, self.turn, tuple(places), winner)
+        alive = self.alive
+        places = [1 if seat_alive else 0 for seat_alive in alive]  # survivors share 1st
+        survivors = sum(places)
+        place = survivors + 1
+        for seat in reversed(self._out_order):  # the last out is placed first
+            places[seat] = place
+            place += 1
+        if place <= self.players:
+            # Seats a rigged setup starts out of the game share the last place.
+            never = [s for s in range(self.players) if not places[s]]
+            for seat in never:
+                places[seat] = self.players - len(never) + 1
+        placements = tuple(places)
+        winner = alive.index(True) if survivors == 1 else None
+        self.result = Result(reason, self.turn, placements, winner)
         self.over = True
         self.request = None
         self._waiting = self._offered = ()
-        self._unbuilt.append((ev.GameOver, reason, self.turn, tuple(places), winner))
+        self._unbuilt.append((ev.GameOver, reason, self.turn, placements, winner))
 
     def _fail(self, why: str) -> Step:
         rule = self._rule
