@@ -107,7 +107,8 @@ _GAINS = {INCOME: 1, FOREIGN_AID: 2, TAX: 3}
 
 # Memo tables shared by all games: what is legal depends only on these keys.
 # They stay small (bounded by seats x coin brackets x who is still in).
-_OTHERS: dict[tuple[int, int, int], tuple[int, ...]] = {}
+# By player count, then by seat and who is in.
+_OTHERS: dict[int, dict[tuple[int, int], tuple[int, ...]]] = {}
 # By variant and player count, then by seat, coins (10 and more alike) and who is in.
 _ACTION_LISTS: dict[tuple[str, int], dict[tuple[int, int, int], tuple[Decision, ...]]] = {}
 _CARD_LISTS: dict[tuple[str, ...], tuple[Decision, ...]] = {}
@@ -164,7 +165,8 @@ class Game:
         self.turn_limit = turn_limit
         self._rules: dict[str, ActionRule] = ACTIONS[variant]
         self._action_lists = _ACTION_LISTS.setdefault((variant, players), {})
-        self._rng = rng  # None: a rigged game, whose Court is never shuffled
+        self._others = _OTHERS.setdefault(players, {})
+        # The game's randomness (shuffle); None: a rigged game, whose Court is never shuffled.
         self._getrandbits = rng.getrandbits if rng is not None else None
         self.hands: list[list[str]] = [[] for _ in range(players)]
         self.revealed: list[list[str]] = [[] for _ in range(players)]
@@ -456,13 +458,13 @@ class Game:
 
     def _others_in_game(self, seat: int) -> tuple[int, ...]:
         """Every other seat still in the game, clockwise from ``seat``."""
-        key = (self.players, seat, self._alive_mask)
-        found = _OTHERS.get(key)
+        key = (seat, self._alive_mask)
+        found = self._others.get(key)
         if found is None:
             n = self.players
             alive = self.alive
             found = tuple(s % n for s in range(seat + 1, seat + n) if alive[s % n])
-            _OTHERS[key] = found
+            self._others[key] = found
         return found
 
     def _first_answer(self, kind: str) -> int | None:
@@ -513,7 +515,8 @@ class Game:
         if self.coins[seat]:
             self._set_coins(seat, -self.coins[seat], "out")
         self._unbuilt.append((ev.PlayerOut, seat, reason))
-        if sum(self.alive) == 1:
+        mask = self._alive_mask
+        if mask and not mask & (mask - 1):  # one seat left (one bit set)
             self._finish(ev.LAST_PLAYER)
 
     def _finish(self, reason: str) -> None:
