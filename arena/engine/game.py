@@ -117,6 +117,10 @@ _DECKS: dict[tuple[str, int], tuple[str, ...]] = {}
 # Requests with context (challenges, blocks...): keyed by all their fields, so
 # bounded by who acts, on whom, and who is still in (some 30,000 at 8 players).
 _REQUESTS: dict[tuple[Any, ...], Request] = {}
+# Challenges and blocks, by player count, then keyed by what they depend on
+# (who is asked follows from who is in): hashing flat ints and strings, and
+# listing the seats asked only once, is cheaper than _request's keys.
+_OPPORTUNITY_REQUESTS: dict[int, dict[tuple[Any, ...], Request]] = {}
 
 
 @attrs.frozen
@@ -166,6 +170,7 @@ class Game:
         self._rules: dict[str, ActionRule] = ACTIONS[variant]
         self._action_lists = _ACTION_LISTS.setdefault((variant, players), {})
         self._others = _OTHERS.setdefault(players, {})
+        self._opportunity_requests = _OPPORTUNITY_REQUESTS.setdefault(players, {})
         # The game's randomness (shuffle); None: a rigged game, whose Court is never shuffled.
         self._getrandbits = rng.getrandbits if rng is not None else None
         self.hands: list[list[str]] = [[] for _ in range(players)]
@@ -467,6 +472,33 @@ class Game:
             self._others[key] = found
         return found
 
+    def _challenge_request(self, claimant: int, claim: str) -> Request:
+        """The chance to challenge ``claimant``'s ``claim`` about the action on the
+        table: every other seat still in the game is asked, clockwise."""
+        rule = self._rule
+        assert rule is not None
+        key = (CHALLENGE, claimant, claim, self.current, rule.name, self._target, self._alive_mask)
+        found = self._opportunity_requests.get(key)
+        if found is None:
+            found = self._opportunity_requests[key] = Request(
+                CHALLENGE, self._others_in_game(claimant), self.current, rule.name, self._target,
+                claimant, claim)
+        return found
+
+    def _block_request(self) -> Request:
+        """The chance to block the action on the table: its target, or every other
+        seat still in the game, clockwise."""
+        rule = self._rule
+        assert rule is not None
+        actor, target = self.current, self._target
+        key = (BLOCK, actor, rule.name, target, self._alive_mask)
+        found = self._opportunity_requests.get(key)
+        if found is None:
+            seats = self._others_in_game(actor) if rule.blocked_by == ANYONE else (target,)
+            found = self._opportunity_requests[key] = Request(BLOCK, seats, actor, rule.name,
+                                                              target)
+        return found
+
     def _first_answer(self, kind: str) -> int | None:
         """The first seat clockwise from the claimant or actor that answered ``kind``.
 
@@ -671,8 +703,8 @@ def _declare(game: Game, seat: int, decision: Decision) -> Step | None:
         game._set_coins(seat, -rule.cost, "cost")
     if rule.claim is None:
         return _step_block
-    game._ask(_request(CHALLENGE, game._others_in_game(seat), seat, rule.name, decision.target,
-                       seat, rule.claim), _CHALLENGE_CHOICES, _resolve_action_challenge)
+    game._ask(game._challenge_request(seat, rule.claim), _CHALLENGE_CHOICES,
+              _resolve_action_challenge)
     return None
 
 
@@ -708,9 +740,7 @@ def _step_block(game: Game) -> Step | None:
         return game._fail("target_out")
     if rule.blocked_by == NOBODY:
         return _step_resolve
-    seats = game._others_in_game(actor) if rule.blocked_by == ANYONE else (target,)
-    game._ask(_request(BLOCK, seats, actor, rule.name, target), _BLOCK_CHOICES[rule.block_claims],
-              _resolve_block)
+    game._ask(game._block_request(), _BLOCK_CHOICES[rule.block_claims], _resolve_block)
     return None
 
 
@@ -725,8 +755,8 @@ def _resolve_block(game: Game) -> Step | None:
     assert claim is not None
     game._blocker, game._block_claim = blocker, claim
     game._unbuilt.append((ev.Blocked, blocker, claim, actor))
-    game._ask(_request(CHALLENGE, game._others_in_game(blocker), actor, rule.name, game._target,
-                       blocker, claim), _CHALLENGE_CHOICES, _resolve_block_challenge)
+    game._ask(game._challenge_request(blocker, claim), _CHALLENGE_CHOICES,
+              _resolve_block_challenge)
     return None
 
 
