@@ -2,8 +2,8 @@
 
 A ``Game`` holds the whole state.  It asks for one kind of decision at a
 time (``request``), lists every legal answer (``legal``), and takes
-decisions (``decide``); in between it runs the rules on its own and appends
-events to ``events``.  It does no I/O and reads no clock: its only
+decisions (``decide``); in between it runs the rules on its own and records
+events (``events``, built when first read).  It does no I/O and reads no clock: its only
 randomness is its own ``random.Random`` seeded from the game's seed, so the
 same seed and the same decisions give the same game on any machine.
 
