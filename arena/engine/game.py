@@ -661,7 +661,7 @@ class Game:
             return f"seat {seat} is not asked now (waiting for a {request.kind} decision " \
                    f"of seat{'s' if len(request.seats) > 1 else ''} " \
                    f"{', '.join(map(str, request.seats))})"
-        if seat in self._answers:
+        if seat not in self._waiting:
             return f"seat {seat} has already answered this {request.kind} opportunity"
         kind = request.kind
         if kind == ACTION:
