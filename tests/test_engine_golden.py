@@ -3,9 +3,10 @@
 Speed work on the engine must not change a single game.  For every player
 count, both variants and the draft on and off, seeded games are played by a
 seeded random driver (with a forfeit at a random moment in every seventh
-game); the hash covers every legal list offered (in order: drivers pick by
-position), every event, one seat's view of it, and the JSON record.  The digests were taken before
-the engine was made faster; a change that alters any game changes them.
+game); the hash covers every request and legal list offered (in order:
+drivers pick by position), every event, one seat's view of it, and the JSON
+record.  The digests were taken before the engine was made faster; a change
+that alters any game changes them.
 """
 
 from __future__ import annotations
@@ -31,22 +32,22 @@ CONFIGS = [
 
 # sha256 of the games of each config, in CONFIGS order.
 DIGESTS = {
-    0: "5b1d28aa51d42b9a915f3db66b8c9e62f615abb9fb44c0896b666b8a514ab3bc",
-    1: "cc8fee49cba0245636621a02cfced87737ceca76db742df91f04d0b8674152bb",
-    2: "2a72011846024a0daa372fd25b3dbc05dee2fbf2dd180940fd62e4aa3a456b1b",
-    3: "62c9a2c44f515891e09cba15aef5c5ca4513f7b81730e7aa09d330967de9d883",
-    4: "0a2527191c1feb34c0f311db42720800ef6c5f943a1115b47917cf991d51b337",
-    5: "c644270ed2076991e1736cb1271e4b559238dffa1ef4c85a268af74dcf979800",
-    6: "0a67980b1e9775b0a592aa93062ce4b033e8c5923d5fce03bccee2f4e053fb7f",
-    7: "bc96f03bfd03e1431036810f77134f904362b1c71b77377a299779932e482c7e",
-    8: "ee29e28b3aae104c7f6fd5ad9bc03380fb6c74cd6ae5f638c7e98c24e0238172",
-    9: "b948e85a39486b25e16fc6216de42fda89807a955cc25d8246bec1eca98342a6",
-    10: "296c7fc3a55941ad8de2d41d2192189b45b05c54f9a96fe8c522ef0649193d13",
-    11: "a98eff5fa16c5328895ae582e6b03c6f326fa8fa600f807f684fdd5ec5dfb083",
-    12: "cb16c7b7a561a2035512510f08f9bef640e5b2198ac6c2b880ecab989650821b",
-    13: "779ee8c80b4bb21fc9fa69d4363d6a76e368990023a5af175a83eea87251e9ff",
-    14: "b0a008c699f57531df7867e6834e70523a78bdb17534f061003998592abbf388",
-    15: "01948c83eb0a6c1f1b943f6eb8ed48daaff762eb5e4f8365ad20e15529de7970",
+    0: "0ecf6ab2eab732f509ee45c3e9072e1c2682543e22d0984986c2319036ab391d",
+    1: "c1666996730563091ae5131c85b726d8c673f5f3a90461dd588ab33758f7ddf5",
+    2: "29851873f3cdb1bd810527f0ede9e12e0a2e76496236a2d10243ef83fed229e3",
+    3: "0632de253892309d2fd7ff8c88bd9c64a51bd38665629bcf8cb67cc3a69b3e0c",
+    4: "88e4bcd85ea66bbab8afe24a6508f9cf0b7cd7b2f87666ccd6d41e327aefa9e5",
+    5: "67fe8c433fdb8c5a5a111136eb8f6d6dac0a2d462acfbd2571e3f48b7a07022f",
+    6: "7d64eae51ccb02ada252f5bb9c66694f9ed5a60e2a70b38852bf58fab573fa7f",
+    7: "8e8e0ca4c0648195e899d47d7e9fc2f3f777229046bb265ecf2f39b7d4d9072e",
+    8: "54cf24bb26f4c7c0fa347990daffb3e6a4b5299cce008cd4971721feeaaf8fe5",
+    9: "2eaa7bc5b9cbc66ec56ca70b9f704230569196c80cb4e83bfcb94b829042a583",
+    10: "bb0ee72c8a6260afdcdf2a11767d52a336a9b244ca74cd0f03efbfcd3e5a8aa4",
+    11: "465512fc98970f27dddfb4091929a0eb4f8915017786566ec4eab86f2bc6b9c8",
+    12: "323b0a647246406d161f68b8f319eb48754adb687ac926e0d1d8250742cff6c9",
+    13: "2bf8bc787c8bc0d9ee376777f6441afa46a3c045fcb63a1d94f39921b37d8881",
+    14: "f9994f863e1e0f8edd3bfd7b7602ddbf3ad48b5d8419e9b3dcbd8ef2e2d447cf",
+    15: "cdcbd8d3baf88309e6a41d41b3a3d3473f74ac112bad1c1104a29a7f3ea35b18",
 }
 
 
@@ -66,6 +67,7 @@ def digest_of(config: GameConfig, games: int, first_seed: int) -> str:
                 continue
             # The first seat asked that has not answered yet.
             seat, legal = next((s, game.legal(s)) for s in request.seats if game.legal(s))
+            sha.update(repr(request).encode())
             sha.update(" ".join(d.token for d in legal).encode())
             game.decide(seat, rng.choice(legal))
             decisions += 1
