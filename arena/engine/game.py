@@ -3,9 +3,10 @@
 A ``Game`` holds the whole state.  It asks for one kind of decision at a
 time (``request``), lists every legal answer (``legal``), and takes
 decisions (``decide``); in between it runs the rules on its own and records
-events (``events``, built when first read).  It does no I/O and reads no clock: its only
-randomness is its own ``random.Random`` seeded from the game's seed, so the
-same seed and the same decisions give the same game on any machine.
+events (``events``, built when first read).  It does no I/O and reads no
+clock: its only randomness is its own ``random.Random`` seeded from the
+game's seed, so the same seed and the same decisions give the same game on
+any machine.
 
 The flow of one turn is a chain of small step functions (``_step_*``):
 each either sets the next request and returns None, or returns the next
@@ -114,12 +115,13 @@ _ACTION_LISTS: dict[tuple[str, int], dict[tuple[int, int, int], tuple[Decision, 
 _CARD_LISTS: dict[tuple[str, ...], tuple[Decision, ...]] = {}
 _KEEP_LISTS: dict[tuple[int | str, ...], tuple[Decision, ...]] = {}
 _DECKS: dict[tuple[str, int], tuple[str, ...]] = {}
-# Requests with context (challenges, blocks...): keyed by all their fields, so
-# bounded by who acts, on whom, and who is still in (some 30,000 at 8 players).
+# The other requests with context (keep, show, force, the draft): keyed by all
+# their fields, so bounded by who acts and on whom.
 _REQUESTS: dict[tuple[Any, ...], Request] = {}
 # Challenges and blocks, by player count, then keyed by what they depend on
-# (who is asked follows from who is in): hashing flat ints and strings, and
-# listing the seats asked only once, is cheaper than _request's keys.
+# (who is asked follows from who is in; some 30,000 at 8 players): hashing flat
+# ints and strings, and listing the seats asked only once, is cheaper than
+# _request's keys.
 _OPPORTUNITY_REQUESTS: dict[int, dict[tuple[Any, ...], Request]] = {}
 
 
