@@ -17,8 +17,10 @@ import random
 
 import pytest
 
+from arena.engine.decisions import Decision
+from arena.engine.errors import GameOverError, IllegalDecision
 from arena.engine.game import _SWAPS, Game, GameConfig, shuffle
-from arena.engine.observer import view
+from arena.engine.observer import OMNISCIENT, view
 from arena.engine.record import GameRecord
 
 GAMES = 2000
@@ -119,3 +121,61 @@ def test_events_read_at_any_moment_are_the_events_read_at_the_end() -> None:
                 assert watched.events is held
         assert watched.events == seen + watched.events[len(seen):]
         assert watched.events == unwatched.events == held
+
+
+# Every token shape a bot can send, legal or not, for the illegal attempts below.
+TOKENS = (
+    ["income", "foreign_aid", "tax", "exchange", "pass", "challenge", "force:yes", "force:no",
+     "keep:duke", "keep:captain,duke", "keep:ambassador,ambassador"]
+    + [f"{action}:{seat}" for action in ("coup", "assassinate", "steal", "examine")
+       for seat in range(9)]
+    + [f"{kind}:{card}" for kind in ("block", "lose", "show", "draft")
+       for card in ("duke", "assassin", "captain", "contessa", "ambassador", "inquisitor")]
+)
+
+# sha256 of the games of digest_with_faults(1000), taken before the engine was made faster.
+FAULTS_DIGEST = "4ff3247639f7d98caf544ff67a29739e7801354aa7807cd7f6a1f119c2a9d395"
+
+
+def digest_with_faults(games: int) -> str:
+    """Games with everything a referee may do: a random seat sends a random
+    token (the reason of each refusal is hashed), forfeits, the wall-clock
+    stop; every seat's legal list and every view of every event."""
+    sha = hashlib.sha256()
+    for n in range(games):
+        players = 2 + n % 7
+        variant = ("ambassador", "inquisitor")[n // 7 % 2]
+        draft = (None, False, True)[n % 3] if players == 2 else None
+        game = Game.from_config(GameConfig(players, variant, draft, (5, 40, 1000)[n % 3]), n)
+        rng = random.Random(n)
+        while not game.over:
+            request = game.request
+            assert request is not None
+            sha.update(repr(request).encode())
+            for seat in range(players):
+                sha.update(repr(game.legal(seat)).encode())
+            dice = rng.random()
+            if dice < 0.03:
+                game.forfeit(rng.choice(game.seats_in_game()), "crash")
+            elif dice < 0.04:
+                game.stop("time_cap")
+            elif dice < 0.25:
+                try:
+                    game.decide(rng.randrange(players), Decision.parse(rng.choice(TOKENS)))
+                    sha.update(b"taken")
+                except IllegalDecision as refused:
+                    sha.update(str(refused).encode())
+            else:
+                seat = next(s for s in request.seats if game.legal(s))
+                game.decide(seat, rng.choice(game.legal(seat)))
+        for event in game.events:
+            for seat in range(OMNISCIENT, players):
+                sha.update(repr(view(event, seat)).encode())
+        with pytest.raises(GameOverError):
+            game.decide(0, Decision.parse("income"))
+        sha.update(json.dumps(GameRecord.of(game, None, n).to_json(), sort_keys=True).encode())
+    return sha.hexdigest()
+
+
+def test_seeded_games_with_faults_and_illegal_answers_are_unchanged() -> None:
+    assert digest_with_faults(1000) == FAULTS_DIGEST
