@@ -522,7 +522,8 @@ class Game:
         answers = self._answers
         assert self.request is not None
         for seat in self.request.seats:
-            if answers[seat].kind == kind:
+            answer = answers[seat]
+            if answer is not PASS_DECISION and answer.kind == kind:  # mostly passes
                 return seat
         return None
 
@@ -704,7 +705,7 @@ def _step_end_turn(game: Game) -> Step | None:
     others = game._others_in_game(game.current)
     if others:  # else the game is over
         game.current = others[0]  # the next seat clockwise still in the game
-    return _step_start_turn
+    return _step_start_turn(game)  # at once: nothing ends a game between turns
 
 
 def _declare(game: Game, seat: int, decision: Decision) -> Step | None:
