@@ -17,6 +17,7 @@ the table's back-to-back figures can drift apart (one such ratio came out at
     python bench/engine.py                  # ~5 s per measurement, about 30 s in all
     python bench/engine.py --seconds 2 --variant inquisitor --json /tmp/e.json
     python bench/engine.py --profile        # also cProfile a 4-player run
+    python bench/engine.py --read-events    # our driver reads the events, as the referee does
 
 The coupml comparison needs ``pip install coupml`` (not a project dependency);
 without it the script says so on one line and skips it.  See
@@ -88,6 +89,28 @@ def play_one(players: int, seed: int, variant: str, choice: Callable, stats: dic
     return decisions
 
 
+def play_one_reading(players: int, seed: int, variant: str, choice: Callable,
+                     stats: dict) -> int:
+    """play_one, reading the new events after every decision as the referee
+    and the environment do (``Game.events`` builds them when first read)."""
+    game = Game.new(players=players, seed=seed, variant=variant, draft=None,
+                    turn_limit=TURN_LIMIT)
+    decide = game.decide
+    legal = game.legal
+    decisions = sent = 0
+    while not game.over:
+        for seat in game.request.seats:
+            decide(seat, choice(legal(seat)))
+            decisions += 1
+            new = game.events[sent:]
+            sent += len(new)
+    result = game.result
+    if len(result.placements) != players or sorted(result.placements)[0] != 1:
+        raise RuntimeError(f"odd placements {result.placements} in game seed {seed}")
+    stats["turns"] += result.turns
+    return decisions
+
+
 def ours_run(players: int, seconds: float, seed: int, variant: str, warmup: float) -> Run:
     rng = random.Random(seed)
     choice = rng.choice
@@ -132,14 +155,16 @@ class _Segments:
                 return games, used
 
 
-def interleaved_ratio(seed: int, variant: str, pairs: int, segment: float) -> dict | None:
+def interleaved_ratio(seed: int, variant: str, pairs: int, segment: float,
+                      read_events: bool = False) -> dict | None:
     """ours/coupml games per CPU second at 4 players, A/B in short segments.
 
     The two engines alternate (ABBA...) in segments of ``segment`` CPU seconds,
     so both see the same machine; each pair of segments gives one ratio, and
     the median of the ratios is the figure.  CPU time (``time.process_time``),
     not wall time, so time the process spends preempted does not count.  None
-    without coupml.
+    without coupml.  ``read_events``: our driver reads the new events after
+    every decision (play_one_reading).
     """
     if not baseline.available():
         return None
@@ -147,10 +172,11 @@ def interleaved_ratio(seed: int, variant: str, pairs: int, segment: float) -> di
     rng = random.Random(seed)
     stats = {"turns": 0, "no_winner": 0, "wins": [0] * players}
     game_seed = [seed * 1_000_003]
+    play = play_one_reading if read_events else play_one
 
     def ours() -> int:
         game_seed[0] += 1
-        return play_one(players, game_seed[0], variant, rng.choice, stats)
+        return play(players, game_seed[0], variant, rng.choice, stats)
 
     source, pick = baseline._make_rng(seed, "random")
     wins = [0] * players
@@ -262,6 +288,9 @@ def main(argv: list[str] | None = None) -> int:
                         help="A/B segment pairs for the interleaved ours/coupml ratio")
     parser.add_argument("--segment", type=float, default=0.2,
                         help="CPU seconds per engine per segment (default 0.2)")
+    parser.add_argument("--read-events", action="store_true",
+                        help="in the interleaved ratio, read the new events after every "
+                             "decision, as the referee and the environment do")
     parser.add_argument("--profile", action="store_true",
                         help="also cProfile a 4-player run and print the top functions")
     parser.add_argument("--profile-top", type=int, default=15)
@@ -326,14 +355,17 @@ def main(argv: list[str] | None = None) -> int:
               f"{ratio['games']:.2f}x games/s, {ratio['decisions']:.2f}x decisions/s")
     interleaved = None
     if not args.no_coupml and baseline.available():
-        interleaved = interleaved_ratio(args.seed, args.variant, args.pairs, args.segment)
+        interleaved = interleaved_ratio(args.seed, args.variant, args.pairs, args.segment,
+                                        args.read_events)
         assert interleaved is not None
         low, high = interleaved["quartiles"]
         print(f"interleaved A/B ({interleaved['pairs']} pairs of {args.segment:g} CPU s each): "
               f"ours/coupml at 4 players = {interleaved['median']:.2f}x games per CPU second "
               f"(quartiles {low:.2f}-{high:.2f}; "
               f"{interleaved['ours_games_per_cpu_second']:,.0f} vs "
-              f"{interleaved['coupml_games_per_cpu_second']:,.0f}); aim 2x")
+              f"{interleaved['coupml_games_per_cpu_second']:,.0f}); aim 2x"
+              + ("; ours reading the new events after every decision" if args.read_events
+                 else ""))
 
     profile = None
     if args.profile:
@@ -358,6 +390,7 @@ def main(argv: list[str] | None = None) -> int:
         "runs": rows,
         "ratio_ours_over_coupml_4p": ratios,
         "interleaved_ratio_4p": interleaved,
+        "interleaved_reads_events": args.read_events,
         "profile_4p": profile,
     }
     args.json.parent.mkdir(parents=True, exist_ok=True)

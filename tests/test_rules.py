@@ -199,6 +199,17 @@ def test_illegal_decision_raises_naming_the_seat_and_changes_nothing(
     assert snapshot(game) == before
 
 
+def test_an_illegal_loss_after_a_challenge_is_named_as_such() -> None:
+    """Seat 1 challenged the true tax and must lose a card: refusing its wrong
+    card says so, not that it has already answered (the challenge)."""
+    game = rigged()
+    play(game, (0, "tax"), (1, "challenge"), (2, "pass"))
+    assert game.request is not None and game.request.kind == "lose"
+    with pytest.raises(IllegalDecision) as info:
+        game.decide(1, Decision.parse("lose:duke"))
+    assert info.value.reason == "seat 1 does not hold those cards face down"
+
+
 def test_game_goes_on_normally_after_an_illegal_decision() -> None:
     game = rigged(coins=(6, 2, 2))
     with pytest.raises(IllegalDecision):

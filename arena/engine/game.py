@@ -2,10 +2,11 @@
 
 A ``Game`` holds the whole state.  It asks for one kind of decision at a
 time (``request``), lists every legal answer (``legal``), and takes
-decisions (``decide``); in between it runs the rules on its own and appends
-events to ``events``.  It does no I/O and reads no clock: its only
-randomness is its own ``random.Random`` seeded from the game's seed, so the
-same seed and the same decisions give the same game on any machine.
+decisions (``decide``); in between it runs the rules on its own and records
+events (``events``, built when first read).  It does no I/O and reads no
+clock: its only randomness is its own ``random.Random`` seeded from the
+game's seed, so the same seed and the same decisions give the same game on
+any machine.
 
 The flow of one turn is a chain of small step functions (``_step_*``):
 each either sets the next request and returns None, or returns the next
@@ -95,19 +96,33 @@ _BLOCK_CHOICES = {
     for rule in table.values()
 }
 
+_DRAFT_CHOICES = {
+    variant: tuple(_CARD_DECISIONS[DRAFT, card] for card in characters(variant))
+    for variant in VARIANTS
+}
+# The requests for one seat's decision without context, by seat.
+_ACTION_REQUESTS = tuple(Request(ACTION, (seat,)) for seat in range(MAX_PLAYERS))
+_LOSE_REQUESTS = tuple(Request(LOSE, (seat,)) for seat in range(MAX_PLAYERS))
+
 _GAINS = {INCOME: 1, FOREIGN_AID: 2, TAX: 3}
 
 # Memo tables shared by all games: what is legal depends only on these keys.
 # They stay small (bounded by seats x coin brackets x who is still in).
-_SINGLE_REQUESTS: dict[tuple[str, int], Request] = {}
-_OTHERS: dict[tuple[int, int, int], tuple[int, ...]] = {}
-_ACTION_LISTS: dict[tuple[str, int, int, int, int], tuple[Decision, ...]] = {}
+# By player count, then by seat and who is in.
+_OTHERS: dict[int, dict[tuple[int, int], tuple[int, ...]]] = {}
+# By variant and player count, then by seat, coins (10 and more alike) and who is in.
+_ACTION_LISTS: dict[tuple[str, int], dict[tuple[int, int, int], tuple[Decision, ...]]] = {}
 _CARD_LISTS: dict[tuple[str, ...], tuple[Decision, ...]] = {}
 _KEEP_LISTS: dict[tuple[int | str, ...], tuple[Decision, ...]] = {}
 _DECKS: dict[tuple[str, int], tuple[str, ...]] = {}
-# Requests with context (challenges, blocks...): keyed by all their fields, so
-# bounded by who acts, on whom, and who is still in (some 30,000 at 8 players).
+# The other requests with context (keep, show, force, the draft): keyed by all
+# their fields, so bounded by who acts and on whom.
 _REQUESTS: dict[tuple[Any, ...], Request] = {}
+# Challenges and blocks, by player count, then keyed by what they depend on
+# (who is asked follows from who is in; some 30,000 at 8 players): hashing flat
+# ints and strings, and listing the seats asked only once, is cheaper than
+# _request's keys.
+_OPPORTUNITY_REQUESTS: dict[int, dict[tuple[Any, ...], Request]] = {}
 
 
 @attrs.frozen
@@ -148,6 +163,17 @@ class Result:
 class Game:
     """One game of Coup.  See the module docstring."""
 
+    # Every attribute in a slot: a game is built per seed, and slots make it and
+    # every attribute read and write of the steps cheaper (some 5% of a random game).
+    __slots__ = (
+        "players", "variant", "turn_limit", "_rules", "_action_lists", "_others",
+        "_opportunity_requests", "_getrandbits", "hands", "revealed", "coins", "alive", "court",
+        "out_of_game", "_unbuilt", "_events", "history", "turn", "current", "request", "result",
+        "over", "_answers", "_waiting", "_offered", "_out_order", "_alive_mask", "_rule",
+        "_target", "_blocker", "_block_claim", "_on_answers", "_then", "_drawn", "_piles",
+        "_shown"
+    )
+
     # -- construction -------------------------------------------------------
 
     def __init__(self, players: int, variant: str, turn_limit: int, rng: random.Random | None):
@@ -155,25 +181,37 @@ class Game:
         self.variant = variant
         self.turn_limit = turn_limit
         self._rules: dict[str, ActionRule] = ACTIONS[variant]
-        self._rng = rng  # None: a rigged game, whose Court is never shuffled
+        self._action_lists = _ACTION_LISTS.setdefault((variant, players), {})
+        self._others = _OTHERS.setdefault(players, {})
+        self._opportunity_requests = _OPPORTUNITY_REQUESTS.setdefault(players, {})
+        # The game's randomness (shuffle); None: a rigged game, whose Court is never shuffled.
+        self._getrandbits = rng.getrandbits if rng is not None else None
         self.hands: list[list[str]] = [[] for _ in range(players)]
         self.revealed: list[list[str]] = [[] for _ in range(players)]
         self.coins: list[int] = [STARTING_COINS] * players
         self.alive: list[bool] = [True] * players
         self.court: list[str] = []  # top first
         self.out_of_game: list[str] = []
-        # Steps append to it directly: a game emits some 70 events, and a helper
-        # method around append cost 3% of a random game.
-        self.events: list[ev.Event] = []
+        # The events, built when first read (see events): a game emits some 70,
+        # and building one costs more than the rules step that emits it.  Steps
+        # append (event class, (fields...)) directly: a helper method around
+        # append cost 3% of a random game.
+        self._unbuilt: list[tuple[type, tuple[Any, ...]]] = []
+        self._events: list[ev.Event] = []
         self.history: list[tuple[int, Decision | str]] = []  # decisions; str = a forfeit
         self.turn = 0  # turns started
         self.current = 0  # the seat whose turn it is
         self.request: Request | None = None
         self.result: Result | None = None
-        self._answers: dict[int, Decision] = {}
-        # Legal answers by seat: filled in by _ask, () once a seat has answered,
-        # and listed again on demand (legal) after a forfeit clears it.
-        self._legal: dict[int, tuple[Decision, ...]] = {}
+        # True once the game has ended (result is set): a plain attribute, as
+        # drivers read it before every request.
+        self.over = False
+        self._answers: dict[int, Decision] = {}  # to the open opportunity
+        # The seats the request still waits for (request.seats for a mandatory
+        # decision, a list emptied as they answer for an opportunity), and the
+        # legal answers, the same for each of them.
+        self._waiting: Sequence[int] = ()
+        self._offered: tuple[Decision, ...] = ()
         self._out_order: list[int] = []
         self._alive_mask = (1 << players) - 1  # bit s set: seat s is in the game
         # The action on the table.
@@ -254,8 +292,8 @@ class Game:
         if not 0 <= setup.first < players or not game.alive[setup.first]:
             raise SetupError(f"first seat {setup.first} is not a seat still in the game")
         game.current = setup.first
-        game.events.append(ev.GameStarted(players, setup.variant, False, setup.first,
-                                          tuple(game.coins), len(game.court)))
+        game._unbuilt.append((ev.GameStarted, (players, setup.variant, False, setup.first,
+                                               tuple(game.coins), len(game.court))))
         if sum(game.alive) == 1:
             game._finish(ev.LAST_PLAYER)  # already won: only one seat holds a card
         else:
@@ -263,15 +301,17 @@ class Game:
         return game
 
     def _deal_plain(self) -> None:
-        cards = list(_deck(self.variant, self.players))
+        players = self.players
+        cards = list(_deck(self.variant, players))
         self._shuffle(cards)
-        for seat in range(self.players):
-            self.hands[seat] = [cards.pop(), cards.pop()]
+        unbuilt = self._unbuilt
+        unbuilt.append((ev.GameStarted, (players, self.variant, False, self.current,
+                                         tuple(self.coins), len(cards) - 2 * players)))
+        for seat in range(players):  # two cards each from the top (the list's end)
+            hand = [cards.pop(), cards.pop()]
+            self.hands[seat] = hand
+            unbuilt.append((ev.CardsDealt, (seat, tuple(hand))))
         self.court = cards
-        self.events.append(ev.GameStarted(self.players, self.variant, False, self.current,
-                                          tuple(self.coins), len(self.court)))
-        for seat in range(self.players):
-            self.events.append(ev.CardsDealt(seat, tuple(self.hands[seat])))
         self._run(_step_start_turn)
 
     def _deal_draft(self) -> None:
@@ -280,54 +320,65 @@ class Game:
         self._shuffle(pile)
         self.hands = [[pile.pop()], [pile.pop()]]
         self.court = pile
-        self.events.append(ev.GameStarted(2, self.variant, True, self.current,
-                                          tuple(self.coins), len(self.court)))
+        self._unbuilt.append((ev.GameStarted, (2, self.variant, True, self.current,
+                                               tuple(self.coins), len(self.court))))
         self._piles = [list(characters(self.variant)) for _ in (0, 1)]
         for seat in (0, 1):
-            self.events.append(ev.CardsDealt(seat, tuple(self.hands[seat])))
-            self.events.append(ev.DraftOffered(seat, tuple(self._piles[seat])))
-        self._ask(_request(DRAFT, (0, 1)), _resolve_draft)
+            self._unbuilt.append((ev.CardsDealt, (seat, tuple(self.hands[seat]))))
+            self._unbuilt.append((ev.DraftOffered, (seat, tuple(self._piles[seat]))))
+        self._ask(_request(DRAFT, (0, 1)), _DRAFT_CHOICES[self.variant], _resolve_draft)
 
     # -- the public interface ------------------------------------------------
 
     @property
-    def over(self) -> bool:
-        return self.result is not None
+    def events(self) -> list[ev.Event]:
+        """Every event so far, oldest first: one list that grows as the game goes.
+
+        The events are built on first read, so a game nobody watches (a random
+        rollout, a benchmark) does not pay for them.
+        """
+        unbuilt = self._unbuilt
+        built = self._events
+        if unbuilt:
+            # A plain loop: a reader after each decision finds one or two events.
+            for event_class, fields in unbuilt:
+                built.append(event_class(*fields))
+            unbuilt.clear()
+        return built
 
     def legal(self, seat: int) -> tuple[Decision, ...]:
         """Every legal answer of ``seat`` to the current request (empty if not asked)."""
-        found = self._legal.get(seat)
-        if found is None:
-            found = self._legal[seat] = self._list_legal(seat)
-        return found
+        return self._offered if seat in self._waiting else ()
 
     def decide(self, seat: int, decision: Decision) -> None:
         """Take one seat's decision.  Raises IllegalDecision, leaving the state unchanged."""
-        legal = self._legal.get(seat)
-        if legal is None:
-            legal = self.legal(seat)
-        for option in legal:
+        waiting = self._waiting
+        offered = self._offered
+        if seat not in waiting:
+            if self.request is None:
+                raise GameOverError("the game is over")
+            raise IllegalDecision(seat, decision, self._why_illegal(seat, decision))
+        for option in offered:
             # Players mostly answer with a listed decision itself: identity is far
             # cheaper than attrs' __eq__, which a decision built elsewhere needs.
             if option is decision:
                 break
         else:
-            if decision not in legal:
-                if self.request is None:
-                    raise GameOverError("the game is over")
+            if decision not in offered:
                 raise IllegalDecision(seat, decision, self._why_illegal(seat, decision))
         self.history.append((seat, decision))
         on_answers = self._on_answers
         if on_answers is None:  # a mandatory decision
             assert self.request is not None
-            self._run(_MANDATORY[self.request.kind](self, seat, decision))
-            return
-        answers = self._answers
-        answers[seat] = decision
-        self._legal[seat] = ()  # answered: nothing more is legal for this seat
-        assert self.request is not None
-        if len(answers) == len(self.request.seats):
-            self._run(on_answers)
+            step = _MANDATORY[self.request.kind](self, seat, decision)
+        else:
+            self._answers[seat] = decision
+            waiting.remove(seat)  # type: ignore[attr-defined]  # an opportunity's list
+            if waiting:
+                return
+            step = on_answers
+        while step is not None and self.result is None:  # as _run, one call less
+            step = step(self)
 
     def forfeit(self, seat: int, reason: str) -> None:
         """Remove ``seat`` from the game at once, as if it had lost all its influence.
@@ -340,25 +391,29 @@ class Game:
         if not 0 <= seat < self.players or not self.alive[seat]:
             raise IllegalDecision(seat, "forfeit", "not a seat still in the game")
         self.history.append((seat, f"forfeit:{reason}"))
-        self.events.append(ev.Forfeited(seat, reason))
+        self._unbuilt.append((ev.Forfeited, (seat, reason)))
         hand = self.hands[seat]
         while hand:
             card = hand.pop()
             self.revealed[seat].append(card)
-            self.events.append(ev.InfluenceLost(seat, card))
+            self._unbuilt.append((ev.InfluenceLost, (seat, card)))
         self._eliminate(seat, reason)
         if self.over:
             return
-        self._legal.clear()
         request = self.request
         assert request is not None
         if seat not in request.seats:
-            return  # the steps that follow check who is still in the game
+            # The steps that follow check who is still in the game; an action's
+            # targets are listed again.
+            self._offered = self._list_choices(request.kind, request.seats[0])
+            return
         if request.kind in OPPORTUNITIES or request.kind == DRAFT:
             seats = tuple(s for s in request.seats if s != seat)
             self._answers.pop(seat, None)
             self.request = attrs.evolve(request, seats=seats)
-            if len(self._answers) == len(seats):
+            if seat in self._waiting:
+                self._waiting.remove(seat)  # type: ignore[attr-defined]
+            if not self._waiting:
                 self._run(self._on_answers)
         elif request.kind == LOSE:
             then, self._then = self._then, None
@@ -394,42 +449,67 @@ class Game:
 
     # -- internals -----------------------------------------------------------
 
-    def _single(self, kind: str, seat: int) -> Request:
-        """The (shared) request for a one-seat decision without context."""
-        key = (kind, seat)
-        request = _SINGLE_REQUESTS.get(key)
-        if request is None:
-            request = _SINGLE_REQUESTS[key] = Request(kind, (seat,))
-        return request
-
     def _shuffle(self, cards: list[str]) -> None:
-        if self._rng is not None:
-            self._rng.shuffle(cards)
+        if self._getrandbits is not None:
+            shuffle(cards, self._getrandbits)
 
     def _run(self, step: Step | None) -> None:
         while step is not None and self.result is None:
             step = step(self)
 
-    def _ask(self, request: Request, on_answers: Step | None = None) -> None:
-        # on_answers is None for a mandatory decision, else it resolves the opportunity.
+    def _ask(self, request: Request, offered: tuple[Decision, ...],
+             on_answers: Step | None = None) -> None:
+        """Wait for ``request``, whose every seat may answer one of ``offered``
+        (opportunities and the draft offer all their seats the same choices;
+        other requests ask one seat).  The caller lists them, as it knows the kind.
+        ``on_answers`` is None for a mandatory decision, else it resolves the
+        opportunity once every seat has answered."""
         self.request = request
-        self._answers = {}
         self._on_answers = on_answers
-        # Every seat asked has the same legal answers (opportunities and the draft
-        # offer all the same choices; other requests ask one seat): list them once.
+        self._offered = offered
         seats = request.seats
-        choices = self._choices(request.kind, seats[0])
-        self._legal = {seats[0]: choices} if len(seats) == 1 else dict.fromkeys(seats, choices)
+        if on_answers is None:
+            self._waiting = seats
+        else:
+            self._waiting = list(seats)
+            self._answers = {}
 
     def _others_in_game(self, seat: int) -> tuple[int, ...]:
         """Every other seat still in the game, clockwise from ``seat``."""
-        key = (self.players, seat, self._alive_mask)
-        found = _OTHERS.get(key)
+        key = (seat, self._alive_mask)
+        found = self._others.get(key)
         if found is None:
             n = self.players
             alive = self.alive
             found = tuple(s % n for s in range(seat + 1, seat + n) if alive[s % n])
-            _OTHERS[key] = found
+            self._others[key] = found
+        return found
+
+    def _challenge_request(self, claimant: int, claim: str) -> Request:
+        """The chance to challenge ``claimant``'s ``claim`` about the action on the
+        table: every other seat still in the game is asked, clockwise."""
+        rule = self._rule
+        assert rule is not None
+        key = (CHALLENGE, claimant, claim, self.current, rule.name, self._target, self._alive_mask)
+        found = self._opportunity_requests.get(key)
+        if found is None:
+            found = self._opportunity_requests[key] = Request(
+                CHALLENGE, self._others_in_game(claimant), self.current, rule.name, self._target,
+                claimant, claim)
+        return found
+
+    def _block_request(self) -> Request:
+        """The chance to block the action on the table: its target, or every other
+        seat still in the game, clockwise."""
+        rule = self._rule
+        assert rule is not None
+        actor, target = self.current, self._target
+        key = (BLOCK, actor, rule.name, target, self._alive_mask)
+        found = self._opportunity_requests.get(key)
+        if found is None:
+            seats = self._others_in_game(actor) if rule.blocked_by == ANYONE else (target,)
+            found = self._opportunity_requests[key] = Request(BLOCK, seats, actor, rule.name,
+                                                              target)
         return found
 
     def _first_answer(self, kind: str) -> int | None:
@@ -442,7 +522,8 @@ class Game:
         answers = self._answers
         assert self.request is not None
         for seat in self.request.seats:
-            if answers[seat].kind == kind:
+            answer = answers[seat]
+            if answer is not PASS_DECISION and answer.kind == kind:  # mostly passes
                 return seat
         return None
 
@@ -460,17 +541,17 @@ class Game:
         i = hand.index(card)
         self._return_to_court((card,))
         hand[i] = new = self._draw()
-        self.events.append(ev.CardDrawn(seat, new))
+        self._unbuilt.append((ev.CardDrawn, (seat, new)))
 
     def _set_coins(self, seat: int, delta: int, why: str) -> None:
         self.coins[seat] += delta
-        self.events.append(ev.CoinsChanged(seat, delta, self.coins[seat], why))
+        self._unbuilt.append((ev.CoinsChanged, (seat, delta, self.coins[seat], why)))
 
     def _lose_influence(self, seat: int, then: Step) -> Step | None:
         if not self.alive[seat]:
             return then
         self._then = then
-        self._ask(self._single(LOSE, seat))
+        self._ask(_LOSE_REQUESTS[seat], self._card_choices(LOSE, seat))
         return None
 
     def _eliminate(self, seat: int, reason: str) -> None:
@@ -479,46 +560,46 @@ class Game:
         self._out_order.append(seat)
         if self.coins[seat]:
             self._set_coins(seat, -self.coins[seat], "out")
-        self.events.append(ev.PlayerOut(seat, reason))
-        if sum(self.alive) == 1:
+        self._unbuilt.append((ev.PlayerOut, (seat, reason)))
+        mask = self._alive_mask
+        if mask and not mask & (mask - 1):  # one seat left (one bit set)
             self._finish(ev.LAST_PLAYER)
 
     def _finish(self, reason: str) -> None:
         for pile in self._piles:  # a forfeit during the draft
             self.out_of_game.extend(pile)
         self._piles = []
-        survivors = [s for s in range(self.players) if self.alive[s]]
-        places = [0] * self.players
-        for seat in survivors:
-            places[seat] = 1
-        for i, seat in enumerate(reversed(self._out_order)):
-            places[seat] = len(survivors) + 1 + i
-        # Seats a rigged setup starts out of the game share the last place.
-        never = [s for s in range(self.players) if not places[s]]
-        for seat in never:
-            places[seat] = self.players - len(never) + 1
-        winner = survivors[0] if len(survivors) == 1 else None
-        self.result = Result(reason, self.turn, tuple(places), winner)
+        alive = self.alive
+        places = [1 if seat_alive else 0 for seat_alive in alive]  # survivors share 1st
+        survivors = sum(places)
+        place = survivors + 1
+        for seat in reversed(self._out_order):  # the last out is placed first
+            places[seat] = place
+            place += 1
+        if place <= self.players:
+            # Seats a rigged setup starts out of the game share the last place.
+            never = [s for s in range(self.players) if not places[s]]
+            for seat in never:
+                places[seat] = self.players - len(never) + 1
+        placements = tuple(places)
+        winner = alive.index(True) if survivors == 1 else None
+        self.result = Result(reason, self.turn, placements, winner)
+        self.over = True
         self.request = None
-        self._legal = {}
-        self.events.append(ev.GameOver(reason, self.turn, tuple(places), winner))
+        self._waiting = self._offered = ()
+        self._unbuilt.append((ev.GameOver, (reason, self.turn, placements, winner)))
 
     def _fail(self, why: str) -> Step:
         rule = self._rule
         assert rule is not None
-        self.events.append(ev.ActionFailed(self.current, rule.name, why))
+        self._unbuilt.append((ev.ActionFailed, (self.current, rule.name, why)))
         return _step_end_turn
 
     # -- legality ------------------------------------------------------------
 
-    def _list_legal(self, seat: int) -> tuple[Decision, ...]:
-        request = self.request
-        if request is None or seat not in request.seats or seat in self._answers:
-            return ()
-        return self._choices(request.kind, seat)
-
-    def _choices(self, kind: str, seat: int) -> tuple[Decision, ...]:
-        """The legal answers of ``seat``, asked a ``kind`` decision now."""
+    def _list_choices(self, kind: str, seat: int) -> tuple[Decision, ...]:
+        """The legal answers of ``seat``, asked a ``kind`` decision now (the steps
+        that ask call the helper for their kind directly)."""
         if kind == CHALLENGE:
             return _CHALLENGE_CHOICES
         if kind == ACTION:
@@ -528,32 +609,38 @@ class Game:
             assert rule is not None
             return _BLOCK_CHOICES[rule.block_claims]
         if kind in (LOSE, SHOW):
-            key = (kind, *self.hands[seat])
-            found = _CARD_LISTS.get(key)
-            if found is None:
-                found = tuple(_CARD_DECISIONS[kind, c] for c in dict.fromkeys(self.hands[seat]))
-                _CARD_LISTS[key] = found
-            return found
+            return self._card_choices(kind, seat)
         if kind == KEEP:
-            hand = self.hands[seat]
-            key = (len(hand), *sorted(hand + self._drawn))
-            found = _KEEP_LISTS.get(key)
-            if found is None:
-                keeps = dict.fromkeys(itertools.combinations(key[1:], len(hand)))
-                found = _KEEP_LISTS[key] = tuple(Decision(KEEP, cards=cards) for cards in keeps)
-            return found
+            return self._keep_choices(seat)
         if kind == FORCE:
             return _FORCE_CHOICES
         if kind == DRAFT:
-            return tuple(_CARD_DECISIONS[DRAFT, c] for c in characters(self.variant))
+            return _DRAFT_CHOICES[self.variant]
         raise AssertionError(kind)
+
+    def _card_choices(self, kind: str, seat: int) -> tuple[Decision, ...]:
+        """Lose or show: one of the seat's face-down cards."""
+        hand = self.hands[seat]
+        key = (kind, *hand)
+        found = _CARD_LISTS.get(key)
+        if found is None:
+            found = _CARD_LISTS[key] = tuple(_CARD_DECISIONS[kind, c] for c in dict.fromkeys(hand))
+        return found
+
+    def _keep_choices(self, seat: int) -> tuple[Decision, ...]:
+        """Exchange: as many of hand and draws as the hand holds."""
+        hand = self.hands[seat]
+        key = (len(hand), *sorted(hand + self._drawn))
+        found = _KEEP_LISTS.get(key)
+        if found is None:
+            keeps = dict.fromkeys(itertools.combinations(key[1:], len(hand)))
+            found = _KEEP_LISTS[key] = tuple(Decision(KEEP, cards=cards) for cards in keeps)
+        return found
 
     def _legal_actions(self, seat: int) -> tuple[Decision, ...]:
         coins = self.coins[seat]
-        # The list only changes at the coin thresholds and when a seat is out.
-        bracket = min(coins, FORCED_COUP_COINS) if coins < 3 or coins >= 7 else 3
-        key = (self.variant, self.players, seat, bracket, self._alive_mask)
-        found = _ACTION_LISTS.get(key)
+        key = (seat, coins if coins < FORCED_COUP_COINS else FORCED_COUP_COINS, self._alive_mask)
+        found = self._action_lists.get(key)
         if found is not None:
             return found
         others = self._others_in_game(seat)
@@ -566,7 +653,7 @@ class Game:
                 if rule.targeted and coins >= rule.cost:
                     listed.extend(_ACTION_DECISIONS[rule.name, t] for t in others)
             found = tuple(listed)
-        _ACTION_LISTS[key] = found
+        self._action_lists[key] = found
         return found
 
     def _why_illegal(self, seat: int, decision: Decision) -> str:
@@ -577,7 +664,7 @@ class Game:
             return f"seat {seat} is not asked now (waiting for a {request.kind} decision " \
                    f"of seat{'s' if len(request.seats) > 1 else ''} " \
                    f"{', '.join(map(str, request.seats))})"
-        if seat in self._answers:
+        if seat not in self._waiting:
             return f"seat {seat} has already answered this {request.kind} opportunity"
         kind = request.kind
         if kind == ACTION:
@@ -609,32 +696,29 @@ def _step_start_turn(game: Game) -> Step | None:
         return None
     game.turn += 1
     game._rule = game._target = game._blocker = game._block_claim = None
-    game.events.append(ev.TurnStarted(game.turn, game.current))
-    game._ask(game._single(ACTION, game.current))
+    game._unbuilt.append((ev.TurnStarted, (game.turn, game.current)))
+    game._ask(_ACTION_REQUESTS[game.current], game._legal_actions(game.current))
     return None
 
 
 def _step_end_turn(game: Game) -> Step | None:
-    n = game.players
-    seat = game.current
-    for i in range(1, n + 1):
-        if game.alive[(seat + i) % n]:
-            game.current = (seat + i) % n
-            break
-    return _step_start_turn
+    others = game._others_in_game(game.current)
+    if others:  # else the game is over
+        game.current = others[0]  # the next seat clockwise still in the game
+    return _step_start_turn(game)  # at once: nothing ends a game between turns
 
 
 def _declare(game: Game, seat: int, decision: Decision) -> Step | None:
     rule = game._rules[decision.kind]
     game._rule = rule
     game._target = decision.target
-    game.events.append(ev.ActionDeclared(seat, rule.name, decision.target, rule.claim))
+    game._unbuilt.append((ev.ActionDeclared, (seat, rule.name, decision.target, rule.claim)))
     if rule.cost:
         game._set_coins(seat, -rule.cost, "cost")
     if rule.claim is None:
         return _step_block
-    game._ask(_request(CHALLENGE, game._others_in_game(seat), seat, rule.name, decision.target,
-                       seat, rule.claim), _resolve_action_challenge)
+    game._ask(game._challenge_request(seat, rule.claim), _CHALLENGE_CHOICES,
+              _resolve_action_challenge)
     return None
 
 
@@ -647,15 +731,15 @@ def _resolve_action_challenge(game: Game) -> Step | None:
     challenger = game._first_answer(CHALLENGE)
     if challenger is None:
         return _step_block
-    game.events.append(ev.Challenged(challenger, actor, rule.claim))
+    game._unbuilt.append((ev.Challenged, (challenger, actor, rule.claim)))
     if rule.claim in game.hands[actor]:
-        game.events.append(ev.ClaimProven(actor, rule.claim))
+        game._unbuilt.append((ev.ClaimProven, (actor, rule.claim)))
         game._replace(actor, rule.claim)
         return game._lose_influence(challenger, _step_block)
-    game.events.append(ev.ClaimFailed(actor, rule.claim))
+    game._unbuilt.append((ev.ClaimFailed, (actor, rule.claim)))
     if rule.cost:
         game._set_coins(actor, rule.cost, "refund")
-    game.events.append(ev.ActionFailed(actor, rule.name, "challenged"))
+    game._unbuilt.append((ev.ActionFailed, (actor, rule.name, "challenged")))
     return game._lose_influence(actor, _step_end_turn)
 
 
@@ -670,8 +754,7 @@ def _step_block(game: Game) -> Step | None:
         return game._fail("target_out")
     if rule.blocked_by == NOBODY:
         return _step_resolve
-    seats = game._others_in_game(actor) if rule.blocked_by == ANYONE else (target,)
-    game._ask(_request(BLOCK, seats, actor, rule.name, target), _resolve_block)
+    game._ask(game._block_request(), _BLOCK_CHOICES[rule.block_claims], _resolve_block)
     return None
 
 
@@ -685,9 +768,9 @@ def _resolve_block(game: Game) -> Step | None:
     claim = game._answers[blocker].card
     assert claim is not None
     game._blocker, game._block_claim = blocker, claim
-    game.events.append(ev.Blocked(blocker, claim, actor))
-    game._ask(_request(CHALLENGE, game._others_in_game(blocker), actor, rule.name, game._target,
-                       blocker, claim), _resolve_block_challenge)
+    game._unbuilt.append((ev.Blocked, (blocker, claim, actor)))
+    game._ask(game._challenge_request(blocker, claim), _CHALLENGE_CHOICES,
+              _resolve_block_challenge)
     return None
 
 
@@ -703,12 +786,12 @@ def _resolve_block_challenge(game: Game) -> Step | None:
     challenger = game._first_answer(CHALLENGE)
     if challenger is None:
         return _block_stands
-    game.events.append(ev.Challenged(challenger, blocker, claim))
+    game._unbuilt.append((ev.Challenged, (challenger, blocker, claim)))
     if claim in game.hands[blocker]:
-        game.events.append(ev.ClaimProven(blocker, claim))
+        game._unbuilt.append((ev.ClaimProven, (blocker, claim)))
         game._replace(blocker, claim)
         return game._lose_influence(challenger, _block_stands)
-    game.events.append(ev.ClaimFailed(blocker, claim))
+    game._unbuilt.append((ev.ClaimFailed, (blocker, claim)))
     return game._lose_influence(blocker, _step_resolve)
 
 
@@ -722,7 +805,7 @@ def _step_resolve(game: Game) -> Step | None:
     if target is not None and not game.alive[target]:
         return game._fail("target_out")
     name = rule.name
-    game.events.append(ev.ActionResolved(actor, name, target))
+    game._unbuilt.append((ev.ActionResolved, (actor, name, target)))
     gain = _GAINS.get(name)
     if gain is not None:
         game._set_coins(actor, gain, name)
@@ -737,12 +820,12 @@ def _step_resolve(game: Game) -> Step | None:
     if name == EXCHANGE:
         n = min(EXCHANGE_DRAW[game.variant], len(game.court))
         game._drawn = [game._draw() for _ in range(n)]
-        game.events.append(ev.ExchangeDrawn(actor, n, tuple(game._drawn)))
-        game._ask(_request(KEEP, (actor,), actor, name))
+        game._unbuilt.append((ev.ExchangeDrawn, (actor, n, tuple(game._drawn))))
+        game._ask(_request(KEEP, (actor,), actor, name), game._keep_choices(actor))
         return None
     if name == EXAMINE:
         assert target is not None
-        game._ask(_request(SHOW, (target,), actor, name, target))
+        game._ask(_request(SHOW, (target,), actor, name, target), game._card_choices(SHOW, target))
         return None
     assert target is not None  # Coup, Assassinate
     return game._lose_influence(target, _step_end_turn)
@@ -756,7 +839,7 @@ def _on_lose(game: Game, seat: int, decision: Decision) -> Step | None:
     assert card is not None
     game.hands[seat].remove(card)
     game.revealed[seat].append(card)
-    game.events.append(ev.InfluenceLost(seat, card))
+    game._unbuilt.append((ev.InfluenceLost, (seat, card)))
     if not game.hands[seat]:
         game._eliminate(seat, "influence")
     then, game._then = game._then, None
@@ -785,7 +868,7 @@ def _on_keep(game: Game, seat: int, decision: Decision) -> Step | None:
         else:
             returned.append(card)
     game._drawn = []
-    game.events.append(ev.ExchangeReturned(seat, len(returned), tuple(returned)))
+    game._unbuilt.append((ev.ExchangeReturned, (seat, len(returned), tuple(returned))))
     game._return_to_court(returned)
     return _step_end_turn
 
@@ -797,8 +880,8 @@ def _on_show(game: Game, seat: int, decision: Decision) -> Step | None:
     if not game.alive[actor]:
         return game._fail("actor_out")
     game._shown = card
-    game.events.append(ev.ExamineShown(actor, seat, card))
-    game._ask(_request(FORCE, (actor,), actor, EXAMINE, seat))
+    game._unbuilt.append((ev.ExamineShown, (actor, seat, card)))
+    game._ask(_request(FORCE, (actor,), actor, EXAMINE, seat), _FORCE_CHOICES)
     return None
 
 
@@ -807,7 +890,7 @@ def _on_force(game: Game, seat: int, decision: Decision) -> Step | None:
     card = game._shown
     assert target is not None and card is not None
     forced = bool(decision.force) and game.alive[target]
-    game.events.append(ev.ExamineDecided(seat, target, forced))
+    game._unbuilt.append((ev.ExamineDecided, (seat, target, forced)))
     if forced:
         game._replace(target, card)
     game._shown = None
@@ -822,7 +905,7 @@ def _resolve_draft(game: Game) -> Step | None:
             assert card is not None
             pile.remove(card)
             game.hands[seat].append(card)
-            game.events.append(ev.DraftChosen(seat, card))
+            game._unbuilt.append((ev.DraftChosen, (seat, card)))
         game.out_of_game.extend(pile)
     game._piles = []
     return _step_start_turn
@@ -861,6 +944,27 @@ def _request(*fields: Any) -> Request:
     if found is None:
         found = _REQUESTS[fields] = Request(*fields)
     return found
+
+
+# For each list length, the (index, bound, bits) of each swap random.shuffle makes.
+_SWAPS = tuple(tuple((i, i + 1, (i + 1).bit_length()) for i in reversed(range(1, n)))
+               for n in range(len(deck(VARIANTS[0], MAX_PLAYERS)) + 1))
+
+
+def shuffle(cards: list[str], getrandbits: Callable[[int], int]) -> None:
+    """``random.Random.shuffle(cards)``, with the same draws and the same result.
+
+    The Court is shuffled every time a card goes back, some four times a game,
+    and random.shuffle calls a Python method per card.  This is its algorithm
+    (a Fisher-Yates shuffle taking ``randbelow(i + 1)`` by rejection sampling on
+    ``getrandbits``) with the bounds precomputed; the same seed must keep giving
+    the same game (tests/test_engine_golden.py, test_engine_properties.py).
+    """
+    for i, bound, bits in _SWAPS[len(cards)]:
+        j = getrandbits(bits)
+        while j >= bound:
+            j = getrandbits(bits)
+        cards[i], cards[j] = cards[j], cards[i]
 
 
 def _deck(variant: str, players: int) -> tuple[str, ...]:
