@@ -35,7 +35,7 @@ from typing import Any, Final
 from arena.engine.record import RecordError, load
 from arena.files import disk_error
 from arena.site import data as site_data
-from arena.site.replays import FORMAT_VERSION, replay_data
+from arena.site.replays import FORMAT_VERSION, replay_json
 from arena.tournament.store import RECORDS
 
 SITE: Final = "site"
@@ -119,10 +119,10 @@ def write_replays(folder: Path, out: Path, rows: list[site_data.GameRow]) -> int
         source = folder / RECORDS / f"{row.id}.json.gz"
         try:
             record = load(source)
-            value = replay_data(record, row.id, {"duration": row.duration})
+            text = replay_json(record, row.id, {"duration": row.duration})
         except RecordError as exc:
-            value = {"v": FORMAT_VERSION, "game": row.id, "error": str(exc)}
-        _write_data(target, f"replay-{row.id}", value)
+            text = _json({"v": FORMAT_VERSION, "game": row.id, "error": str(exc)})
+        _write_if_changed(target, _data_text(f"replay-{row.id}", text))
         written += 1
     _write_if_changed(manifest_path, json.dumps({"replay_version": FORMAT_VERSION}) + "\n")
     return written
@@ -138,10 +138,18 @@ def _mtimes(folder: Path) -> dict[str, int]:
 
 
 def _write_data(path: Path, name: str, value: Any) -> None:
+    _write_if_changed(path, _data_text(name, _json(value)))
+
+
+def _json(value: Any) -> str:
     # ASCII only: the text is safe to load whatever the page's charset; bot logs
     # and fault lines are hostile text, and the pages only ever set them as text.
-    text = json.dumps(value, separators=(",", ":"), ensure_ascii=True)
-    _write_if_changed(path, f"arenaData({json.dumps(name)},{text});\n")
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=True)
+
+
+def _data_text(name: str, json_text: str) -> str:
+    """A data file's text: a script handing the value to the page."""
+    return f"arenaData({json.dumps(name)},{json_text});\n"
 
 
 def _write_if_changed(path: Path, text: str) -> None:
