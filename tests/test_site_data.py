@@ -252,6 +252,29 @@ def test_a_damaged_record_gives_a_replay_that_says_so(example: Path, tmp_path: P
     assert "not JSON" in value["error"]
 
 
+@pytest.mark.parametrize("damage", ["truncated", "two members", "not gzip", "not utf-8",
+                                    "not a record"])
+def test_a_record_the_site_reads_quickly_is_read_as_load_reads_it(
+        example: Path, tmp_path: Path, damage: str) -> None:
+    from arena.engine.record import RecordError, load
+
+    for path in sorted((example / "records").glob("*.json.gz"))[:20]:
+        assert site_build._load_record(path) == load(path)
+    good = (example / "records" / "000003.json.gz").read_bytes()
+    damaged = {"truncated": good[:len(good) // 2],
+               "two members": good + gzip.compress(b"{}"),
+               "not gzip": b"{}",
+               "not utf-8": gzip.compress(b'{"format": "\xff"}'),
+               "not a record": gzip.compress(b'{"format": "arena-game", "version": 1}')}[damage]
+    path = tmp_path / "000003.json.gz"
+    path.write_bytes(damaged)
+    with pytest.raises(RecordError) as expected:
+        load(path)
+    with pytest.raises(RecordError) as got:
+        site_build._load_record(path)
+    assert str(got.value) == str(expected.value)
+
+
 def test_report_refuses_a_folder_that_is_not_a_tournament(tmp_path: Path,
                                                           capsys: pytest.CaptureFixture[str]
                                                           ) -> None:
