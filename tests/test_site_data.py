@@ -178,6 +178,19 @@ def read_data(path: Path) -> Any:
     return json.loads(name), json.loads(value)
 
 
+def read_replays(site: Path) -> dict[str, Any]:
+    """Every replay of a site, by game id: REPLAY_PACK games a file, game N in
+    file N // REPLAY_PACK."""
+    replays: dict[str, Any] = {}
+    for path in sorted((site / "replays").glob("*.js")):
+        name, value = read_data(path)
+        assert name == f"replays-{path.stem}" and value
+        assert {int(game) // site_build.REPLAY_PACK for game in value} == {int(path.stem)}
+        assert not replays.keys() & value.keys()
+        replays.update(value)
+    return replays
+
+
 def test_report_writes_every_page_and_data_file(example: Path, tmp_path: Path,
                                                 capsys: pytest.CaptureFixture[str]) -> None:
     out = tmp_path / "site"
@@ -198,10 +211,10 @@ def test_report_writes_every_page_and_data_file(example: Path, tmp_path: Path,
     roster = t["roster"]
     assert [[roster[k] for k in row[2]] for row in games["rows"]] == [
         line["seats"] for line in lines]
-    replays = sorted(p.stem for p in (out / "replays").glob("*.js"))
-    assert replays == sorted(line["record"][8:14] for line in lines)
-    name, replay_value = read_data(out / "replays" / "000001.js")
-    assert name == "replay-000001" and replay_value["names"] == lines[0]["seats"]
+    replays = read_replays(out)
+    assert sorted(replays) == sorted(line["record"][8:14] for line in lines)
+    assert replays["000001"]["game"] == "000001"
+    assert replays["000001"]["names"] == lines[0]["seats"]
     for bot in bots:
         name, value = read_data(out / "data" / f"bot-{t['bot_files'][bot]}.js")
         assert value["bot"] == bot
@@ -217,11 +230,12 @@ def test_report_again_writes_only_what_changed(example: Path, tmp_path: Path) ->
     out = tmp_path / "site"
     site_build.build_site(example, out)
     stamp = {p: p.stat().st_mtime_ns for p in out.rglob("*") if p.is_file()}
-    replay_file = out / "replays" / "000001.js"
-    replay_file.write_text("arenaData(\"replay-000001\",{\"kept\":1});\n")
-    kept = replay_file.read_text()
+    replay_file = out / "replays" / "00000.js"
+    kept = replay_file.read_text().replace('"000001":{', '"000001":{"kept":1,', 1)
+    replay_file.write_text(kept)
     site_build.build_site(example, out)
-    assert replay_file.read_text() == kept  # an existing replay is not written again
+    assert replay_file.read_text() == kept  # an existing replay is not made again
+    assert read_replays(out)["000001"]["kept"] == 1
     changed = [p.name for p, t in stamp.items() if p.exists() and p.stat().st_mtime_ns != t
                and p != replay_file]
     assert set(changed) <= {"tournament.js"}  # only its clock moves
@@ -233,11 +247,11 @@ def test_a_record_newer_than_its_replay_is_replayed_again(example: Path, tmp_pat
     folder = tmp_path / "t"
     shutil.copytree(example, folder)
     site_build.build_site(folder)
-    replay_file = folder / "site" / "replays" / "000001.js"
-    replay_file.write_text("arenaData(\"replay-000001\",{\"stale\":1});\n")
-    os.utime(replay_file, ns=(1, 1))  # older than its record: a folder made anew
+    replay_file = folder / "site" / "replays" / "00000.js"
+    replay_file.write_text(replay_file.read_text().replace('"000001":{', '"000001":{"stale":1,'))
+    os.utime(replay_file, ns=(1, 1))  # older than its records: a folder made anew
     site_build.build_site(folder)
-    _, value = read_data(replay_file)
+    value = read_replays(folder / "site")["000001"]
     assert value["game"] == "000001" and "stale" not in value
 
 
@@ -248,8 +262,9 @@ def test_a_damaged_record_gives_a_replay_that_says_so(example: Path, tmp_path: P
         f.write("{not json")
     out = tmp_path / "site"
     site_build.build_site(folder, out)
-    _, value = read_data(out / "replays" / "000002.js")
+    value = read_replays(out)["000002"]
     assert "not JSON" in value["error"]
+    assert "error" not in read_replays(out)["000003"]
 
 
 @pytest.mark.parametrize("damage", ["truncated", "two members", "not gzip", "not utf-8",
@@ -306,7 +321,7 @@ def test_arena_run_writes_the_site_and_prints_its_index_last(
     last = capsys.readouterr().out.strip().splitlines()[-1]
     assert last == str(out / "site" / "index.html") and Path(last).is_file()
     lines = (out / "games.jsonl").read_text().splitlines()
-    assert len(list((out / "site" / "replays").glob("*.js"))) == len(lines) == 4
+    assert len(read_replays(out / "site")) == len(lines) == 4
     meta = json.loads((out / "tournament.json").read_text())
     assert meta["started"].endswith("UTC") and meta["finished"] >= meta["started"]
     # again, with nothing left to play: the same last line, and the site as it was
@@ -348,7 +363,7 @@ def test_the_site_is_refreshed_while_a_run_goes_on(example: Path, tmp_path: Path
         with open(folder / "games.jsonl", "a") as f:  # the run goes on
             f.writelines(games[10:20])
         wait_for(20)
-        assert len(list((folder / "site" / "replays").glob("*.js"))) == 20
+        assert len(read_replays(folder / "site")) == 20
     assert threading.active_count() == before  # the refresher has stopped
 
 
@@ -358,14 +373,14 @@ def test_the_committed_examples_site_is_current_and_the_readme_links_to_it() -> 
         shipped = (Path(site_build.__file__).parent / "static" / name).read_text()
         assert (site / name).read_text() == shipped, f"run: arena report {EXAMPLE}"
     lines = (EXAMPLE / "games.jsonl").read_text().splitlines()
-    assert len(list((site / "replays").glob("*.js"))) == len(lines)
+    replays = read_replays(site)
+    assert len(replays) == len(lines)
     _, t = read_data(site / "data" / "tournament.js")
     from arena.site import data as site_data
     folder = site_data.read_folder(EXAMPLE)
     now = site_data.tournament_data(folder, site_data.rate(folder), chunk_size=1)["standings"]
     assert t["standings"] == now, f"the site is older than the ratings: arena report {EXAMPLE}"
-    _, value = read_data(site / "replays" / "000133.js")
-    assert len(value["steps"]) > 12  # the README links to its step 12
+    assert len(replays["000133"]["steps"]) > 12  # the README links to its step 12
     readme = (EXAMPLE.parent.parent / "README.md").read_text()
     assert "(results/example/site/index.html)" in readme
     assert "(results/example/site/replay.html#game=000133&step=12)" in readme
@@ -412,15 +427,57 @@ def test_a_refresh_after_new_games_writes_only_the_last_chunk_and_new_replays(
     stamp = {p: p.stat().st_mtime_ns for p in out.rglob("*") if p.is_file()}
     with open(folder / "games.jsonl", "a") as f:
         f.writelines(games[150:160])
+    replayed = []
+    real_replay_json = site_build.replay_json
+    monkeypatch.setattr(site_build, "replay_json",
+                        lambda record, game_id, line: replayed.append(game_id) or
+                        real_replay_json(record, game_id, line))
     site_build.build_site(folder)
     now = {p: p.stat().st_mtime_ns for p in out.rglob("*") if p.is_file()}
     written = sorted(str(p.relative_to(out)) for p in now if stamp.get(p) != now[p])
-    new_replays = [f"replays/{json.loads(line)['record'][8:14]}.js" for line in games[150:160]]
+    new_games = [json.loads(line)["record"][8:14] for line in games[150:160]]
+    assert sorted(replayed) == sorted(new_games)  # a file's other replays are kept
+    new_replays = sorted({f"replays/{int(game) // site_build.REPLAY_PACK:05d}.js"
+                          for game in new_games})
     pages = {w for w in written if w.startswith("data/bot-")}
     assert sorted(set(written) - pages) == sorted(
-        ["data/games-0001.js", "data/tournament.js", *new_replays])
+        ["data/games-0001.js", "data/tournament.js", "data/manifest.json", *new_replays])
+    assert len(read_replays(out)) == 160
     # the new games' bots, and any other bot whose rating the new games moved
     assert pages >= {f"data/bot-{b}.js" for b in _bots_changed(games[150:160])}
+
+
+def test_a_game_stored_in_the_clock_tick_its_replay_file_was_written_gets_its_replay(
+        example: Path, tmp_path: Path) -> None:
+    import os
+
+    folder = tmp_path / "t"
+    shutil.copytree(example, folder)
+    games = (folder / "games.jsonl").read_text().splitlines(keepends=True)
+    (folder / "games.jsonl").write_text("".join(games[:5]))
+    site_build.build_site(folder)
+    pack = folder / "site" / "replays" / "00000.js"
+    assert sorted(read_replays(folder / "site")) == [f"{n:06d}" for n in range(1, 6)]
+    with open(folder / "games.jsonl", "a") as f:
+        f.writelines(games[5:6])
+    tick = pack.stat().st_mtime_ns
+    os.utime(folder / "records" / "000006.json.gz", ns=(tick, tick))  # the same tick
+    site_build.build_site(folder)
+    assert sorted(read_replays(folder / "site")) == [f"{n:06d}" for n in range(1, 7)]
+
+
+def test_a_site_of_the_format_with_a_file_per_replay_loses_those_files(
+        example: Path, tmp_path: Path) -> None:
+    out = tmp_path / "site"
+    (out / "replays").mkdir(parents=True)
+    (out / "data").mkdir()
+    (out / "data" / "manifest.json").write_text('{"replay_version": 2}\n')
+    (out / "replays" / "000001.js").write_text('arenaData("replay-000001",{});\n')
+    (out / "replays" / "notes.txt").write_text("not the site's")
+    site_build.build_site(example, out)
+    assert not (out / "replays" / "000001.js").exists()
+    assert (out / "replays" / "notes.txt").exists()
+    assert "000001" in read_replays(out)
 
 
 def _bots_changed(lines: list[str]) -> set[str]:

@@ -9,11 +9,12 @@ value)``), loaded with a <script> tag when needed:
     data/tournament.js      standings and everything else on the index page
     data/games-0000.js ...  the game list, CHUNK_SIZE games a file
     data/bot-NAME.js        one per bot
-    replays/000123.js       one per game, loaded when it is opened
+    replays/00006.js        the replays of games 000120-000139 (REPLAY_PACK a file),
+                            loaded when one of them is opened
 
 Writing again is incremental: a file is written only if its text changed,
-and a replay only if it does not exist yet (a record never changes once
-written); so a run can refresh its site every 30 s.
+and a game's replay is made only if it is not in its file yet (a record
+never changes once written); so a run can refresh its site every 30 s.
 """
 
 from __future__ import annotations
@@ -44,6 +45,9 @@ CHUNK_SIZE: Final = 5000
 STATIC: Final = ("index.html", "games.html", "bot.html", "replay.html", "app.js", "style.css")
 MANIFEST: Final = "data/manifest.json"
 REFRESH_SECONDS: Final = 30.0
+# Games per replay file: a file made per game cost as much CPU as replaying
+# the game (a new inode each, on ext4); 20 a file still opens at once.
+REPLAY_PACK: Final = 20
 
 
 def bot_file_key(name: str) -> str:
@@ -81,6 +85,7 @@ def _build(folder: Path, out: Path, anchor: tuple[str, float] | None, running: b
                                         running=running)
     bots = summary["h2h"]["bots"]
     summary["bot_files"] = {bot: bot_file_key(bot) for bot in bots}
+    summary["replay_pack"] = REPLAY_PACK
     rows = folder_data.rows
     # Rows name bots by their place in the roster, which only grows, so a full
     # chunk's file stays the same from one refresh to the next.
@@ -98,35 +103,87 @@ def _build(folder: Path, out: Path, anchor: tuple[str, float] | None, running: b
 
 
 def write_replays(folder: Path, out: Path, rows: list[site_data.GameRow]) -> int:
-    """A replay file for every game with a record that has none yet; the number written."""
+    """The replays of every game with a record, REPLAY_PACK games a file
+    (game N in ``replays/{N // REPLAY_PACK:05d}.js``); the number of games
+    replayed.  A file is written again only when it lacks a game or one of
+    its games' records is newer than it, and then keeps the replays it had."""
     manifest_path = out / MANIFEST
     try:
         manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         manifest = {}
+    if not isinstance(manifest, dict):
+        manifest = {}
     fresh = manifest.get("replay_version") != FORMAT_VERSION  # an older format: write all again
+    # How many games each file holds: a game added within the clock tick in
+    # which its file was written would not show in the modification times.
+    held = manifest.get("packs")
+    held = {} if fresh or not isinstance(held, dict) else held
     # One listing of each folder, not a path per game: a site may hold 100,000.
-    # A replay older than its record is written again (the folder was made anew).
+    # A replay older than its record is made again (the folder was made anew).
     done = {} if fresh else _mtimes(out / "replays")
+    if fresh:  # format 2 had a file per game (replays/000123.js): they go
+        for name in _mtimes(out / "replays"):
+            if re.fullmatch(r"[0-9]{6}\.js", name):
+                (out / "replays" / name).unlink(missing_ok=True)
     records = _mtimes(folder / RECORDS)
-    written = 0
+    packs: dict[str, dict[str, tuple[int, float | None]]] = {}  # file -> game -> record
     for row in rows:
         record_time = records.get(f"{row.id}.json.gz")
-        if record_time is None:
-            continue  # no record (deleted by hand): the viewer says there is no replay
-        if done.get(f"{row.id}.js", -1) >= record_time:
+        if record_time is not None and row.id.isascii():  # else no record: no replay
+            packs.setdefault(f"{int(row.id) // REPLAY_PACK:05d}", {})[row.id] = (
+                record_time, row.duration)
+    replayed = 0
+    for pack, games in packs.items():
+        name = f"{pack}.js"
+        written = done.get(name, -1)
+        if held.get(pack) == len(games) and all(t <= written for t, _ in games.values()):
             continue
-        target = out / "replays" / f"{row.id}.js"
-        source = folder / RECORDS / f"{row.id}.json.gz"
-        try:
-            record = _load_record(source)
-            text = replay_json(record, row.id, {"duration": row.duration})
-        except RecordError as exc:
-            text = _json({"v": FORMAT_VERSION, "game": row.id, "error": str(exc)})
-        _write(target, _data_text(f"replay-{row.id}", text))  # new, or older than its record
-        written += 1
-    _write_if_changed(manifest_path, json.dumps({"replay_version": FORMAT_VERSION}) + "\n")
-    return written
+        kept = _pack_entries(out / "replays" / name) if written >= 0 else {}
+        entries = []
+        for game_id, (record_time, duration) in games.items():
+            text = kept.get(game_id) if record_time <= written else None
+            if text is None:
+                text = _replay_text(folder / RECORDS / f"{game_id}.json.gz", game_id, duration)
+                replayed += 1
+            entries.append(f"{json.dumps(game_id)}:{text}")
+        _write(out / "replays" / name, _pack_text(pack, entries))
+        held[pack] = len(games)
+    _write_if_changed(manifest_path,
+                      json.dumps({"replay_version": FORMAT_VERSION, "packs": held},
+                                 sort_keys=True) + "\n")
+    return replayed
+
+
+def _replay_text(source: Path, game_id: str, duration: float | None) -> str:
+    try:
+        return replay_json(_load_record(source), game_id, {"duration": duration})
+    except RecordError as exc:
+        return _json({"v": FORMAT_VERSION, "game": game_id, "error": str(exc)})
+
+
+def _pack_text(pack: str, entries: list[str]) -> str:
+    """A replay file: one game a line (JSON texts here hold no line break),
+    so that ``_pack_entries`` can take the replays back without parsing them."""
+    return f"arenaData(\"replays-{pack}\",{{\n" + ",\n".join(entries) + "\n});\n"
+
+
+def _pack_entries(path: Path) -> dict[str, str]:
+    """Game id -> replay JSON text of a replay file; {} if it is not one."""
+    try:
+        lines = path.read_text(encoding="ascii").split("\n")
+    except (OSError, UnicodeDecodeError):
+        return {}
+    if (len(lines) < 3 or not lines[0].startswith('arenaData("replays-')
+            or lines[-2:] != ["});", ""]):
+        return {}
+    entries = {}
+    for line in lines[1:-2]:
+        game_id, colon, text = line.removesuffix(",").partition('":')
+        if not colon or not game_id.startswith('"'):
+            return {}
+        entries[game_id[1:]] = text
+    return entries
 
 
 def _load_record(path: Path) -> GameRecord:

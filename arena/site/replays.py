@@ -10,7 +10,7 @@ event at once), and each view's table is folded from that stream by
 ``Table``.  Nothing here or in the browser decides who
 may see what.
 
-Kept small, as a site may hold one file per game for 100,000 games: events
+Kept small, as a site may hold the replays of 100,000 games: events
 are short arrays (a two-letter type, then the event's fields, a card as one
 letter); a seat's events are stored only where they differ from the
 omniscient ones; a table is a short string, left empty when it did not
@@ -31,7 +31,7 @@ from arena.engine.game import Game
 from arena.engine.record import GameRecord, replay
 from arena.site.table import FOLDS, Seat, Table
 
-FORMAT_VERSION: Final = 2  # a new version writes every replay again
+FORMAT_VERSION: Final = 3  # a new version writes every replay again (3: REPLAY_PACK games a file)
 
 CARD_LETTERS: Final = {"duke": "D", "assassin": "A", "captain": "C", "contessa": "T",
                        "ambassador": "B", "inquisitor": "I"}
