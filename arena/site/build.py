@@ -115,18 +115,19 @@ def write_replays(folder: Path, out: Path, rows: list[site_data.GameRow]) -> int
     if not isinstance(manifest, dict):
         manifest = {}
     fresh = manifest.get("replay_version") != FORMAT_VERSION  # an older format: write all again
-    # How many games each file holds: a game added within the clock tick in
-    # which its file was written would not show in the modification times.
+    # Each file's [games, bytes] as written: a game added within the clock tick
+    # in which its file was written would not show in the modification times,
+    # and the bytes tell a file another writer wrote meanwhile (`arena report`).
     held = manifest.get("packs")
     held = {} if fresh or not isinstance(held, dict) else held
     # One listing of each folder, not a path per game: a site may hold 100,000.
     # A replay older than its record is made again (the folder was made anew).
-    done = {} if fresh else _mtimes(out / "replays")
+    done = {} if fresh else _stats(out / "replays")
     if fresh:  # format 2 had a file per game (replays/000123.js): they go
-        for name in _mtimes(out / "replays"):
+        for name in _stats(out / "replays"):
             if re.fullmatch(r"[0-9]{6}\.js", name):
                 (out / "replays" / name).unlink(missing_ok=True)
-    records = _mtimes(folder / RECORDS)
+    records = {name: mtime for name, (mtime, _) in _stats(folder / RECORDS).items()}
     packs: dict[str, dict[str, tuple[int, float | None]]] = {}  # file -> game -> record
     for row in rows:
         record_time = records.get(f"{row.id}.json.gz")
@@ -136,8 +137,9 @@ def write_replays(folder: Path, out: Path, rows: list[site_data.GameRow]) -> int
     replayed = 0
     for pack, games in packs.items():
         name = f"{pack}.js"
-        written = done.get(name, -1)
-        if held.get(pack) == len(games) and all(t <= written for t, _ in games.values()):
+        written, size = done.get(name, (-1, -1))
+        if held.get(pack) == [len(games), size] and all(
+                t <= written for t, _ in games.values()):
             continue
         kept = _pack_entries(out / "replays" / name) if written >= 0 else {}
         entries = []
@@ -147,8 +149,9 @@ def write_replays(folder: Path, out: Path, rows: list[site_data.GameRow]) -> int
                 text = _replay_text(folder / RECORDS / f"{game_id}.json.gz", game_id, duration)
                 replayed += 1
             entries.append(f"{json.dumps(game_id)}:{text}")
-        _write(out / "replays" / name, _pack_text(pack, entries))
-        held[pack] = len(games)
+        text = _pack_text(pack, entries)
+        _write(out / "replays" / name, text)
+        held[pack] = [len(games), len(text)]  # ASCII: one byte a character
     _write_if_changed(manifest_path,
                       json.dumps({"replay_version": FORMAT_VERSION, "packs": held},
                                  sort_keys=True) + "\n")
@@ -200,11 +203,12 @@ def _load_record(path: Path) -> GameRecord:
     return load(path)
 
 
-def _mtimes(folder: Path) -> dict[str, int]:
-    """File name -> modification time (ns) of every file in ``folder``."""
+def _stats(folder: Path) -> dict[str, tuple[int, int]]:
+    """File name -> (modification time in ns, size) of every file in ``folder``."""
     try:
         with os.scandir(folder) as entries:
-            return {e.name: e.stat().st_mtime_ns for e in entries if e.is_file()}
+            return {e.name: (stat.st_mtime_ns, stat.st_size)
+                    for e in entries if e.is_file() for stat in (e.stat(),)}
     except OSError:
         return {}
 
