@@ -205,7 +205,7 @@ class _ShownTable:
 # An event's text, kept across games (the same events come again and again:
 # TurnStarted(5, 0), CoinsChanged(1, 1, 3, "income"), ...); bounded.
 _TEXTS: dict[ev.Event, str] = {}
-_TEXTS_KEPT: Final = 50_000
+_TEXTS_KEPT: Final = 10_000  # about 300 bytes each; 130 for 1,000 heads-up games
 
 
 def _event_text(event: ev.Event) -> str:
