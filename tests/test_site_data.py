@@ -19,6 +19,7 @@ from arena.cli import main
 from arena.engine import observer
 from arena.engine.game import Game, GameConfig
 from arena.engine.record import GameRecord, replay
+from arena.errors import UserError
 from arena.site import build as site_build
 from arena.site.replays import CARD_LETTERS, HIDDEN, encode_event, replay_data
 from arena.site.table import Table
@@ -495,6 +496,80 @@ def test_a_site_of_the_format_with_a_file_per_replay_loses_those_files(
 
 def _bots_changed(lines: list[str]) -> set[str]:
     return {name for line in lines for name in json.loads(line)["seats"]}
+
+
+def _folded(data: Any) -> Any:
+    """Everything a Folder holds, comparable (a TimeSummary compares by identity)."""
+    return (data.meta, data.results, data.rows, data.versus, data.faults, data.fault_totals,
+            {bot: vars(summary) for bot, summary in data.times.items()})
+
+
+def test_a_refresh_folds_only_new_lines_and_sees_a_games_file_made_anew(
+        example: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from arena.site import data as site_data
+
+    folder = tmp_path / "t"
+    shutil.copytree(example, folder)
+    path = folder / "games.jsonl"
+    games = path.read_text().splitlines(keepends=True)
+    folded: list[int] = []
+    from_json = site_data.GameResult.from_json
+    monkeypatch.setattr(site_data.GameResult, "from_json",
+                        staticmethod(lambda line: folded.append(line["index"]) or
+                                     from_json(line)))
+    fold = None
+
+    def check(lines: list[str], folds: int) -> None:
+        nonlocal fold
+        path.write_text("".join(lines))
+        folded.clear()
+        fold = site_data.fold_games(folder, fold)
+        assert len(folded) == folds
+        assert _folded(fold.data) == _folded(site_data.read_folder(folder))  # all lines, anew
+
+    check(games[:100], 100)
+    check(games[:150], 50)  # the refresh of a run: only the new lines
+    check(games[:150], 0)
+    check(games[:40] + games[41:160], 159)  # a game dropped (--replay-changed): anew
+    check(games[:120], 120)  # lines cut off: anew
+    check(games[:130], 10)
+    path.write_text("".join(games[:130]) + "{damaged\n")
+    with pytest.raises(UserError):
+        site_data.fold_games(folder, fold)
+    fold = None  # spent
+    check(games[:140], 140)
+
+
+def test_a_refresh_encodes_only_the_chunks_of_the_game_list_that_can_have_changed(
+        example: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from arena.site import data as site_data
+
+    monkeypatch.setattr(site_build, "CHUNK_SIZE", 100)
+    folder = tmp_path / "t"
+    shutil.copytree(example, folder)
+    path = folder / "games.jsonl"
+    games = path.read_text().splitlines(keepends=True)
+    encoded: list[int] = []
+    game_rows = site_data.game_rows
+    monkeypatch.setattr(site_data, "game_rows", lambda rows, bots, variants: encoded.append(
+        rows[0].line) or game_rows(rows, bots, variants))
+    refresh = site_build.Refresh()
+
+    def build(lines: list[str]) -> list[int]:
+        path.write_text("".join(lines))
+        encoded.clear()
+        site_build.build_site(folder, running=True, refresh=refresh)
+        return [(line - 1) // 100 for line in encoded]  # the chunks encoded
+
+    assert build(games[:150]) == [0, 1]
+    assert build(games[:160]) == [1]
+    assert build(games[:205]) == [1, 2]
+    assert build(games[:210]) == [2]
+    assert build(games[1:210]) == [0, 1, 2]  # the lines before changed: all again
+    written = {p.name: p.read_text() for p in (folder / "site" / "data").glob("games-*")}
+    site_build.build_site(folder, tmp_path / "fresh")  # every line anew
+    assert written == {p.name: p.read_text()
+                       for p in (tmp_path / "fresh" / "data").glob("games-*")}
 
 
 def test_a_tournament_without_games_yet_gets_a_site(tmp_path: Path) -> None:

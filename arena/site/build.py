@@ -34,6 +34,8 @@ from importlib import resources
 from pathlib import Path
 from typing import Any, Final
 
+import attrs
+
 from arena.engine.record import GameRecord, RecordError, load
 from arena.files import disk_error
 from arena.site import data as site_data
@@ -57,20 +59,40 @@ def bot_file_key(name: str) -> str:
     return "x" + hashlib.sha256(name.encode()).hexdigest()[:16]
 
 
+@attrs.define
+class Refresh:
+    """What one refresh of a run's site leaves to the next (``refreshing``):
+    the games folded so far, and how many game-list chunks were full and
+    written from them, with the roster and variants their rows index."""
+
+    fold: site_data.Fold | None = None
+    chunks: tuple[list[str], list[str], int] | None = None
+
+
 def build_site(folder: Path, out: Path | None = None, *,
-               anchor: tuple[str, float] | None = None, running: bool = False) -> Path:
+               anchor: tuple[str, float] | None = None, running: bool = False,
+               refresh: Refresh | None = None) -> Path:
     """Write (or bring up to date) the site of ``folder``; the path of its index page.
-    ``running``: a run is playing games there (the site says so).  A file that
-    cannot be written is a UserError naming it."""
+    ``running``: a run is playing games there (the site says so).  ``refresh``:
+    the state of the refresh before, updated (the games it folded are not
+    folded again, the full chunks of the game list not written again).  A file
+    that cannot be written is a UserError naming it."""
     out = folder / SITE if out is None else out
     try:
-        return _build(folder, out, anchor, running)
+        return _build(folder, out, anchor, running, refresh)
     except OSError as exc:
         raise disk_error(exc) from None
 
 
-def _build(folder: Path, out: Path, anchor: tuple[str, float] | None, running: bool) -> Path:
-    folder_data = site_data.read_folder(folder)
+def _build(folder: Path, out: Path, anchor: tuple[str, float] | None, running: bool,
+           refresh: Refresh | None) -> Path:
+    before = None
+    if refresh is not None:  # spent whatever happens: kept again once read
+        before, refresh.fold = refresh.fold, None
+    fold = site_data.fold_games(folder, before)
+    if refresh is not None:
+        refresh.fold = fold
+    folder_data = fold.data
     ratings = site_data.rate(folder_data, anchor)
     (out / "data").mkdir(parents=True, exist_ok=True)
     (out / "replays").mkdir(exist_ok=True)
@@ -88,12 +110,21 @@ def _build(folder: Path, out: Path, anchor: tuple[str, float] | None, running: b
     summary["replay_pack"] = REPLAY_PACK
     rows = folder_data.rows
     # Rows name bots by their place in the roster, which only grows, so a full
-    # chunk's file stays the same from one refresh to the next.
-    for chunk in range(summary["chunks"]):
+    # chunk's file stays the same from one refresh to the next; a refresh that
+    # went on with the fold before (the same rows first) does not even encode it.
+    roster, variants = summary["roster"], summary["variants"]
+    unchanged = 0
+    if refresh is not None:
+        if fold is before and refresh.chunks and refresh.chunks[:2] == (roster, variants):
+            unchanged = refresh.chunks[2]
+        refresh.chunks = None  # until the chunks are written
+    for chunk in range(unchanged, summary["chunks"]):
         part = rows[chunk * CHUNK_SIZE:(chunk + 1) * CHUNK_SIZE]
-        encoded = site_data.game_rows(part, summary["roster"], summary["variants"])
+        encoded = site_data.game_rows(part, roster, variants)
         _write_data(out / "data" / f"games-{chunk:04d}.js", f"games-{chunk:04d}",
                     {"chunk": chunk, "rows": encoded})
+    if refresh is not None:
+        refresh.chunks = (roster, variants, len(rows) // CHUNK_SIZE)
     for bot in bots:
         _write_data(out / "data" / f"bot-{bot_file_key(bot)}.js", f"bot-{bot_file_key(bot)}",
                     site_data.bot_data(folder_data, bot, ratings))
@@ -255,6 +286,7 @@ def refreshing(folder: Path, *, anchor: tuple[str, float] | None = None,
     """Rebuild the site of ``folder`` every ``every`` seconds in a thread while
     the body runs (a run in progress), so a host can serve it live."""
     stop = threading.Event()
+    refresh = Refresh()
 
     def loop() -> None:
         wait = every
@@ -262,7 +294,7 @@ def refreshing(folder: Path, *, anchor: tuple[str, float] | None = None,
         while not stop.wait(wait):
             started = time.monotonic()
             try:
-                build_site(folder, anchor=anchor, running=True)
+                build_site(folder, anchor=anchor, running=True, refresh=refresh)
             except Exception as exc:  # noqa: BLE001 - the run must go on; the end rebuilds
                 if not told:  # once: the end of the run says it again if it still fails
                     print(f"arena: the results site was not refreshed: {exc}", file=sys.stderr)
