@@ -48,9 +48,11 @@ from arena.site import build, data
 folder, out = Path(sys.argv[1]), Path(sys.argv[2])
 (out / "replays").mkdir(parents=True)
 (out / "data").mkdir()
-rows = data.read_folder(folder).rows
+read = data.read_folder(folder)
+# as the site does: fewer games a file for bigger tables (where the tree has it)
+options = {"pack": build.replay_pack(read.meta)} if hasattr(build, "replay_pack") else {}
 started = time.process_time()
-made = build.write_replays(folder, out, rows)
+made = build.write_replays(folder, out, read.rows, **options)
 cpu = time.process_time() - started
 print(json.dumps({"games": made, "cpu": cpu}))
 """

@@ -180,13 +180,15 @@ def read_data(path: Path) -> Any:
 
 
 def read_replays(site: Path) -> dict[str, Any]:
-    """Every replay of a site, by game id: REPLAY_PACK games a file, game N in
-    file N // REPLAY_PACK."""
+    """Every replay of a site, by game id: game N in file N // replay_pack, the
+    number the game list's page reads from tournament.js."""
+    _, tournament = read_data(site / "data" / "tournament.js")
+    pack = tournament["replay_pack"]
     replays: dict[str, Any] = {}
     for path in sorted((site / "replays").glob("*.js")):
         name, value = read_data(path)
         assert name == f"replays-{path.stem}" and value
-        assert {int(game) // site_build.REPLAY_PACK for game in value} == {int(path.stem)}
+        assert {int(game) // pack for game in value} == {int(path.stem)}
         assert not replays.keys() & value.keys()
         replays.update(value)
     return replays
@@ -437,7 +439,7 @@ def test_a_refresh_after_new_games_writes_only_the_last_chunk_and_new_replays(
     written = sorted(str(p.relative_to(out)) for p in now if stamp.get(p) != now[p])
     new_games = [json.loads(line)["record"][8:14] for line in games[150:160]]
     assert sorted(replayed) == sorted(new_games)  # a file's other replays are kept
-    new_replays = sorted({f"replays/{int(game) // site_build.REPLAY_PACK:05d}.js"
+    new_replays = sorted({f"replays/{int(game) // site_build.replay_pack({}):05d}.js"
                           for game in new_games})
     pages = {w for w in written if w.startswith("data/bot-")}
     assert sorted(set(written) - pages) == sorted(
@@ -478,6 +480,20 @@ def test_a_replay_file_another_writer_wrote_meanwhile_is_made_whole_again(
     assert len(read_replays(folder / "site")) == 209
     site_build.build_site(folder)
     assert len(read_replays(folder / "site")) == 210
+
+
+def test_bigger_tables_get_fewer_replays_a_file(example: Path, tmp_path: Path) -> None:
+    assert [site_build.replay_pack({"players": k}) for k in (2, 3, 4, 8)] == [20, 13, 10, 5]
+    assert site_build.replay_pack({}) == site_build.replay_pack({"players": "x"}) == 20
+    folder = tmp_path / "t"
+    shutil.copytree(example, folder)
+    meta_path = folder / "tournament.json"
+    meta = json.loads(meta_path.read_text())
+    for players, files in ((8, 43), (2, 11)):  # 210 games, numbered 1 to 210
+        meta_path.write_text(json.dumps({**meta, "players": players}))
+        site_build.build_site(folder)
+        assert len(list((folder / "site" / "replays").glob("*.js"))) == files
+        assert len(read_replays(folder / "site")) == 210  # each game once, in its file
 
 
 def test_a_site_of_the_format_with_a_file_per_replay_loses_those_files(

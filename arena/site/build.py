@@ -9,8 +9,8 @@ value)``), loaded with a <script> tag when needed:
     data/tournament.js      standings and everything else on the index page
     data/games-0000.js ...  the game list, CHUNK_SIZE games a file
     data/bot-NAME.js        one per bot
-    replays/00006.js        the replays of games 000120-000139 (REPLAY_PACK a file),
-                            loaded when one of them is opened
+    replays/00006.js        the replays of games 000120-000139 (heads-up: replay_pack
+                            games a file), loaded when one of them is opened
 
 Writing again is incremental: a file is written only if its text changed,
 and a game's replay is made only if it is not in its file yet (a record
@@ -47,9 +47,18 @@ CHUNK_SIZE: Final = 5000
 STATIC: Final = ("index.html", "games.html", "bot.html", "replay.html", "app.js", "style.css")
 MANIFEST: Final = "data/manifest.json"
 REFRESH_SECONDS: Final = 30.0
-# Games per replay file: a file made per game cost as much CPU as replaying
-# the game (a new inode each, on ext4); 20 a file still opens at once.
-REPLAY_PACK: Final = 20
+# Seats' games per replay file, so 20 games heads-up and 5 at 8 players: a
+# file made per game cost as much CPU as replaying the game (a new inode
+# each, on ext4), and a replay grows with its table (3-7 KB heads-up, about
+# 100 KB at 8 players), so a file stays small enough to open at once.
+REPLAY_PACK_SEATS: Final = 40
+
+
+def replay_pack(meta: dict[str, Any]) -> int:
+    """Games per replay file for the tournament of ``meta`` (tournament.json)."""
+    players = meta.get("players")
+    seats = players if isinstance(players, int) and players >= 2 else 2
+    return max(1, REPLAY_PACK_SEATS // seats)
 
 
 def bot_file_key(name: str) -> str:
@@ -102,12 +111,13 @@ def _build(folder: Path, out: Path, anchor: tuple[str, float] | None, running: b
                               encoding="utf-8"))
 
     # Replays first: a page that lists a game can open it (a site served live).
-    write_replays(folder, out, folder_data.rows)
+    pack = replay_pack(folder_data.meta)
+    write_replays(folder, out, folder_data.rows, pack=pack)
     summary = site_data.tournament_data(folder_data, ratings, chunk_size=CHUNK_SIZE,
                                         running=running)
     bots = summary["h2h"]["bots"]
     summary["bot_files"] = {bot: bot_file_key(bot) for bot in bots}
-    summary["replay_pack"] = REPLAY_PACK
+    summary["replay_pack"] = pack
     rows = folder_data.rows
     # Rows name bots by their place in the roster, which only grows, so a full
     # chunk's file stays the same from one refresh to the next; a refresh that
@@ -133,11 +143,12 @@ def _build(folder: Path, out: Path, anchor: tuple[str, float] | None, running: b
     return out / "index.html"
 
 
-def write_replays(folder: Path, out: Path, rows: list[site_data.GameRow]) -> int:
-    """The replays of every game with a record, REPLAY_PACK games a file
-    (game N in ``replays/{N // REPLAY_PACK:05d}.js``); the number of games
-    replayed.  A file is written again only when it lacks a game or one of
-    its games' records is newer than it, and then keeps the replays it had."""
+def write_replays(folder: Path, out: Path, rows: list[site_data.GameRow], *,
+                  pack: int = REPLAY_PACK_SEATS // 2) -> int:
+    """The replays of every game with a record, ``pack`` games a file (game N
+    in ``replays/{N // pack:05d}.js``); the number of games replayed.  A file
+    is written again only when it lacks a game or one of its games' records
+    is newer than it, and then keeps the replays it had."""
     manifest_path = out / MANIFEST
     try:
         manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
@@ -145,7 +156,8 @@ def write_replays(folder: Path, out: Path, rows: list[site_data.GameRow]) -> int
         manifest = {}
     if not isinstance(manifest, dict):
         manifest = {}
-    fresh = manifest.get("replay_version") != FORMAT_VERSION  # an older format: write all again
+    # An older format, or another number of games a file: write all again.
+    fresh = manifest.get("replay_version") != FORMAT_VERSION or manifest.get("pack") != pack
     # Each file's [games, bytes] as written: a game added within the clock tick
     # in which its file was written would not show in the modification times,
     # and the bytes tell a file another writer wrote meanwhile (`arena report`).
@@ -154,22 +166,22 @@ def write_replays(folder: Path, out: Path, rows: list[site_data.GameRow]) -> int
     # One listing of each folder, not a path per game: a site may hold 100,000.
     # A replay older than its record is made again (the folder was made anew).
     done = {} if fresh else _stats(out / "replays")
-    if fresh:  # format 2 had a file per game (replays/000123.js): they go
+    if fresh:  # the files of the format before go (format 2: replays/000123.js, a game each)
         for name in _stats(out / "replays"):
-            if re.fullmatch(r"[0-9]{6}\.js", name):
+            if re.fullmatch(r"[0-9]{5,6}\.js", name):
                 (out / "replays" / name).unlink(missing_ok=True)
     records = {name: mtime for name, (mtime, _) in _stats(folder / RECORDS).items()}
     packs: dict[str, dict[str, tuple[int, float | None]]] = {}  # file -> game -> record
     for row in rows:
         record_time = records.get(f"{row.id}.json.gz")
         if record_time is not None and row.id.isascii():  # else no record: no replay
-            packs.setdefault(f"{int(row.id) // REPLAY_PACK:05d}", {})[row.id] = (
+            packs.setdefault(f"{int(row.id) // pack:05d}", {})[row.id] = (
                 record_time, row.duration)
     replayed = 0
-    for pack, games in packs.items():
-        name = f"{pack}.js"
+    for key, games in packs.items():
+        name = f"{key}.js"
         written, size = done.get(name, (-1, -1))
-        if held.get(pack) == [len(games), size] and all(
+        if held.get(key) == [len(games), size] and all(
                 t <= written for t, _ in games.values()):
             continue
         kept = _pack_entries(out / "replays" / name) if written >= 0 else {}
@@ -180,12 +192,11 @@ def write_replays(folder: Path, out: Path, rows: list[site_data.GameRow]) -> int
                 text = _replay_text(folder / RECORDS / f"{game_id}.json.gz", game_id, duration)
                 replayed += 1
             entries.append(f"{json.dumps(game_id)}:{text}")
-        text = _pack_text(pack, entries)
+        text = _pack_text(key, entries)
         _write(out / "replays" / name, text)
-        held[pack] = [len(games), len(text)]  # ASCII: one byte a character
-    _write_if_changed(manifest_path,
-                      json.dumps({"replay_version": FORMAT_VERSION, "packs": held},
-                                 sort_keys=True) + "\n")
+        held[key] = [len(games), len(text)]  # ASCII: one byte a character
+    _write_if_changed(manifest_path, json.dumps(
+        {"replay_version": FORMAT_VERSION, "pack": pack, "packs": held}, sort_keys=True) + "\n")
     return replayed
 
 
@@ -196,10 +207,10 @@ def _replay_text(source: Path, game_id: str, duration: float | None) -> str:
         return _json({"v": FORMAT_VERSION, "game": game_id, "error": str(exc)})
 
 
-def _pack_text(pack: str, entries: list[str]) -> str:
+def _pack_text(key: str, entries: list[str]) -> str:
     """A replay file: one game a line (JSON texts here hold no line break),
     so that ``_pack_entries`` can take the replays back without parsing them."""
-    return f"arenaData(\"replays-{pack}\",{{\n" + ",\n".join(entries) + "\n});\n"
+    return f"arenaData(\"replays-{key}\",{{\n" + ",\n".join(entries) + "\n});\n"
 
 
 def _pack_entries(path: Path) -> dict[str, str]:

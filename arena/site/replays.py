@@ -31,7 +31,7 @@ from arena.engine.game import Game
 from arena.engine.record import GameRecord, replay
 from arena.site.table import FOLDS, Seat, Table
 
-FORMAT_VERSION: Final = 3  # a new version writes every replay again (3: REPLAY_PACK games a file)
+FORMAT_VERSION: Final = 3  # a new version writes every replay again (3: several games a file)
 
 CARD_LETTERS: Final = {"duke": "D", "assassin": "A", "captain": "C", "contessa": "T",
                        "ambassador": "B", "inquisitor": "I"}

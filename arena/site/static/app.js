@@ -591,7 +591,7 @@
     const id = p.game.replace(/[^0-9]/g, "");
     let g;
     try {
-      // REPLAY_PACK games a file (arena/site/build.py): game N is in file N / pack.
+      // replay_pack games a file (arena/site/build.py): game N is in file N / replay_pack.
       const file = pad(Math.floor(Number(id) / t.replay_pack), 5);
       const pack = await load("replays-" + file, "replays/" + file + ".js");
       if (!Object.prototype.hasOwnProperty.call(pack, id)) throw new Error("replays/" + file + ".js holds no game " + id);
