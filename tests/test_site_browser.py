@@ -363,6 +363,24 @@ def test_stepping_a_replay_shows_the_records_cards_and_coins_in_each_view(
     screenshot(driver, tmp_path, "replay-seat")
 
 
+def test_a_game_opens_from_its_replay_file_and_one_its_file_lacks_says_so(
+        page: Any, tournament: Path) -> None:
+    from arena.site.build import replay_pack
+    pack = replay_pack(json.loads((tournament / "tournament.json").read_text()))
+    last = max(int(g["record"][8:14]) for g in lines(tournament))
+    assert last // pack >= 1  # its replays are not all in the first file
+    gid = f"{last:06d}"
+    driver = page(f"replay.html#game={gid}")
+    assert gid in driver.find_element("css selector", "h1").text
+    assert int(driver.find_element("id", "step").get_attribute("max")) >= 1
+    # a game its file does not hold (its record deleted, or a link typed by hand)
+    missing = f"{last + 1:06d}"
+    assert (last + 1) // pack == last // pack
+    driver = page(f"replay.html#game={missing}")
+    alert = driver.find_element("css selector", "[role=alert]").text
+    assert "No replay here" in alert and f"holds no game {missing}" in alert
+
+
 def test_deep_links_open_the_right_step(page: Any, tournament: Path) -> None:
     # A game nobody forfeited has more than 3 steps (one forfeited at once may not).
     game = next(g for g in lines(tournament) if not any(g["faults"]))

@@ -19,6 +19,7 @@ from arena.cli import main
 from arena.engine import observer
 from arena.engine.game import Game, GameConfig
 from arena.engine.record import GameRecord, replay
+from arena.errors import UserError
 from arena.site import build as site_build
 from arena.site.replays import CARD_LETTERS, HIDDEN, encode_event, replay_data
 from arena.site.table import Table
@@ -178,6 +179,21 @@ def read_data(path: Path) -> Any:
     return json.loads(name), json.loads(value)
 
 
+def read_replays(site: Path) -> dict[str, Any]:
+    """Every replay of a site, by game id: game N in file N // replay_pack, the
+    number the game list's page reads from tournament.js."""
+    _, tournament = read_data(site / "data" / "tournament.js")
+    pack = tournament["replay_pack"]
+    replays: dict[str, Any] = {}
+    for path in sorted((site / "replays").glob("*.js")):
+        name, value = read_data(path)
+        assert name == f"replays-{path.stem}" and value
+        assert {int(game) // pack for game in value} == {int(path.stem)}
+        assert not replays.keys() & value.keys()
+        replays.update(value)
+    return replays
+
+
 def test_report_writes_every_page_and_data_file(example: Path, tmp_path: Path,
                                                 capsys: pytest.CaptureFixture[str]) -> None:
     out = tmp_path / "site"
@@ -198,10 +214,10 @@ def test_report_writes_every_page_and_data_file(example: Path, tmp_path: Path,
     roster = t["roster"]
     assert [[roster[k] for k in row[2]] for row in games["rows"]] == [
         line["seats"] for line in lines]
-    replays = sorted(p.stem for p in (out / "replays").glob("*.js"))
-    assert replays == sorted(line["record"][8:14] for line in lines)
-    name, replay_value = read_data(out / "replays" / "000001.js")
-    assert name == "replay-000001" and replay_value["names"] == lines[0]["seats"]
+    replays = read_replays(out)
+    assert sorted(replays) == sorted(line["record"][8:14] for line in lines)
+    assert replays["000001"]["game"] == "000001"
+    assert replays["000001"]["names"] == lines[0]["seats"]
     for bot in bots:
         name, value = read_data(out / "data" / f"bot-{t['bot_files'][bot]}.js")
         assert value["bot"] == bot
@@ -213,17 +229,17 @@ def test_report_writes_every_page_and_data_file(example: Path, tmp_path: Path,
         assert "http://" not in text and "https://" not in text and "//cdn" not in text
 
 
-def test_report_again_writes_only_what_changed(example: Path, tmp_path: Path) -> None:
+def test_report_again_writes_only_what_changed(example: Path, tmp_path: Path,
+                                               monkeypatch: pytest.MonkeyPatch) -> None:
     out = tmp_path / "site"
     site_build.build_site(example, out)
     stamp = {p: p.stat().st_mtime_ns for p in out.rglob("*") if p.is_file()}
-    replay_file = out / "replays" / "000001.js"
-    replay_file.write_text("arenaData(\"replay-000001\",{\"kept\":1});\n")
-    kept = replay_file.read_text()
+    replayed: list[str] = []
+    monkeypatch.setattr(site_build, "replay_json",
+                        lambda record, game_id, line: replayed.append(game_id) or "{}")
     site_build.build_site(example, out)
-    assert replay_file.read_text() == kept  # an existing replay is not written again
-    changed = [p.name for p, t in stamp.items() if p.exists() and p.stat().st_mtime_ns != t
-               and p != replay_file]
+    assert replayed == []  # an existing replay is not made again
+    changed = [p.name for p, t in stamp.items() if p.exists() and p.stat().st_mtime_ns != t]
     assert set(changed) <= {"tournament.js"}  # only its clock moves
 
 
@@ -233,11 +249,11 @@ def test_a_record_newer_than_its_replay_is_replayed_again(example: Path, tmp_pat
     folder = tmp_path / "t"
     shutil.copytree(example, folder)
     site_build.build_site(folder)
-    replay_file = folder / "site" / "replays" / "000001.js"
-    replay_file.write_text("arenaData(\"replay-000001\",{\"stale\":1});\n")
-    os.utime(replay_file, ns=(1, 1))  # older than its record: a folder made anew
+    replay_file = folder / "site" / "replays" / "00000.js"
+    replay_file.write_text(replay_file.read_text().replace('"000001":{', '"000001":{"stale":1,'))
+    os.utime(replay_file, ns=(1, 1))  # older than its records: a folder made anew
     site_build.build_site(folder)
-    _, value = read_data(replay_file)
+    value = read_replays(folder / "site")["000001"]
     assert value["game"] == "000001" and "stale" not in value
 
 
@@ -248,8 +264,32 @@ def test_a_damaged_record_gives_a_replay_that_says_so(example: Path, tmp_path: P
         f.write("{not json")
     out = tmp_path / "site"
     site_build.build_site(folder, out)
-    _, value = read_data(out / "replays" / "000002.js")
+    value = read_replays(out)["000002"]
     assert "not JSON" in value["error"]
+    assert "error" not in read_replays(out)["000003"]
+
+
+@pytest.mark.parametrize("damage", ["truncated", "two members", "not gzip", "not utf-8",
+                                    "not a record"])
+def test_a_record_the_site_reads_quickly_is_read_as_load_reads_it(
+        example: Path, tmp_path: Path, damage: str) -> None:
+    from arena.engine.record import RecordError, load
+
+    for path in sorted((example / "records").glob("*.json.gz"))[:20]:
+        assert site_build._load_record(path) == load(path)
+    good = (example / "records" / "000003.json.gz").read_bytes()
+    damaged = {"truncated": good[:len(good) // 2],
+               "two members": good + gzip.compress(b"{}"),
+               "not gzip": b"{}",
+               "not utf-8": gzip.compress(b'{"format": "\xff"}'),
+               "not a record": gzip.compress(b'{"format": "arena-game", "version": 1}')}[damage]
+    path = tmp_path / "000003.json.gz"
+    path.write_bytes(damaged)
+    with pytest.raises(RecordError) as expected:
+        load(path)
+    with pytest.raises(RecordError) as got:
+        site_build._load_record(path)
+    assert str(got.value) == str(expected.value)
 
 
 def test_report_refuses_a_folder_that_is_not_a_tournament(tmp_path: Path,
@@ -283,7 +323,7 @@ def test_arena_run_writes_the_site_and_prints_its_index_last(
     last = capsys.readouterr().out.strip().splitlines()[-1]
     assert last == str(out / "site" / "index.html") and Path(last).is_file()
     lines = (out / "games.jsonl").read_text().splitlines()
-    assert len(list((out / "site" / "replays").glob("*.js"))) == len(lines) == 4
+    assert len(read_replays(out / "site")) == len(lines) == 4
     meta = json.loads((out / "tournament.json").read_text())
     assert meta["started"].endswith("UTC") and meta["finished"] >= meta["started"]
     # again, with nothing left to play: the same last line, and the site as it was
@@ -325,7 +365,7 @@ def test_the_site_is_refreshed_while_a_run_goes_on(example: Path, tmp_path: Path
         with open(folder / "games.jsonl", "a") as f:  # the run goes on
             f.writelines(games[10:20])
         wait_for(20)
-        assert len(list((folder / "site" / "replays").glob("*.js"))) == 20
+        assert len(read_replays(folder / "site")) == 20
     assert threading.active_count() == before  # the refresher has stopped
 
 
@@ -335,14 +375,14 @@ def test_the_committed_examples_site_is_current_and_the_readme_links_to_it() -> 
         shipped = (Path(site_build.__file__).parent / "static" / name).read_text()
         assert (site / name).read_text() == shipped, f"run: arena report {EXAMPLE}"
     lines = (EXAMPLE / "games.jsonl").read_text().splitlines()
-    assert len(list((site / "replays").glob("*.js"))) == len(lines)
+    replays = read_replays(site)
+    assert len(replays) == len(lines)
     _, t = read_data(site / "data" / "tournament.js")
     from arena.site import data as site_data
     folder = site_data.read_folder(EXAMPLE)
     now = site_data.tournament_data(folder, site_data.rate(folder), chunk_size=1)["standings"]
     assert t["standings"] == now, f"the site is older than the ratings: arena report {EXAMPLE}"
-    _, value = read_data(site / "replays" / "000133.js")
-    assert len(value["steps"]) > 12  # the README links to its step 12
+    assert len(replays["000133"]["steps"]) > 12  # the README links to its step 12
     readme = (EXAMPLE.parent.parent / "README.md").read_text()
     assert "(results/example/site/index.html)" in readme
     assert "(results/example/site/replay.html#game=000133&step=12)" in readme
@@ -389,19 +429,163 @@ def test_a_refresh_after_new_games_writes_only_the_last_chunk_and_new_replays(
     stamp = {p: p.stat().st_mtime_ns for p in out.rglob("*") if p.is_file()}
     with open(folder / "games.jsonl", "a") as f:
         f.writelines(games[150:160])
+    replayed = []
+    real_replay_json = site_build.replay_json
+    monkeypatch.setattr(site_build, "replay_json",
+                        lambda record, game_id, line: replayed.append(game_id) or
+                        real_replay_json(record, game_id, line))
     site_build.build_site(folder)
     now = {p: p.stat().st_mtime_ns for p in out.rglob("*") if p.is_file()}
     written = sorted(str(p.relative_to(out)) for p in now if stamp.get(p) != now[p])
-    new_replays = [f"replays/{json.loads(line)['record'][8:14]}.js" for line in games[150:160]]
+    new_games = [json.loads(line)["record"][8:14] for line in games[150:160]]
+    assert sorted(replayed) == sorted(new_games)  # a file's other replays are kept
+    new_replays = sorted({f"replays/{int(game) // site_build.replay_pack({}):05d}.js"
+                          for game in new_games})
     pages = {w for w in written if w.startswith("data/bot-")}
     assert sorted(set(written) - pages) == sorted(
-        ["data/games-0001.js", "data/tournament.js", *new_replays])
+        ["data/games-0001.js", "data/tournament.js", "data/manifest.json", *new_replays])
+    assert len(read_replays(out)) == 160
     # the new games' bots, and any other bot whose rating the new games moved
     assert pages >= {f"data/bot-{b}.js" for b in _bots_changed(games[150:160])}
 
 
+def test_a_game_stored_in_the_clock_tick_its_replay_file_was_written_gets_its_replay(
+        example: Path, tmp_path: Path) -> None:
+    import os
+
+    folder = tmp_path / "t"
+    shutil.copytree(example, folder)
+    games = (folder / "games.jsonl").read_text().splitlines(keepends=True)
+    (folder / "games.jsonl").write_text("".join(games[:5]))
+    site_build.build_site(folder)
+    pack = folder / "site" / "replays" / "00000.js"
+    assert sorted(read_replays(folder / "site")) == [f"{n:06d}" for n in range(1, 6)]
+    with open(folder / "games.jsonl", "a") as f:
+        f.writelines(games[5:6])
+    tick = pack.stat().st_mtime_ns
+    os.utime(folder / "records" / "000006.json.gz", ns=(tick, tick))  # the same tick
+    site_build.build_site(folder)
+    assert sorted(read_replays(folder / "site")) == [f"{n:06d}" for n in range(1, 7)]
+
+
+def test_a_replay_file_another_writer_wrote_meanwhile_is_made_whole_again(
+        example: Path, tmp_path: Path) -> None:
+    folder = tmp_path / "t"
+    shutil.copytree(example, folder)
+    site_build.build_site(folder)
+    pack = folder / "site" / "replays" / "00001.js"
+    lines = pack.read_text().split("\n")
+    # what an `arena report` that saw a game fewer would have written, after this run
+    pack.write_text("\n".join([*lines[:-4], lines[-4].removesuffix(","), *lines[-2:]]))
+    assert len(read_replays(folder / "site")) == 209
+    site_build.build_site(folder)
+    assert len(read_replays(folder / "site")) == 210
+
+
+def test_bigger_tables_get_fewer_replays_a_file(example: Path, tmp_path: Path) -> None:
+    assert [site_build.replay_pack({"players": k}) for k in (2, 3, 4, 8)] == [20, 13, 10, 5]
+    assert site_build.replay_pack({}) == site_build.replay_pack({"players": "x"}) == 20
+    folder = tmp_path / "t"
+    shutil.copytree(example, folder)
+    meta_path = folder / "tournament.json"
+    meta = json.loads(meta_path.read_text())
+    for players, files in ((8, 43), (2, 11)):  # 210 games, numbered 1 to 210
+        meta_path.write_text(json.dumps({**meta, "players": players}))
+        site_build.build_site(folder)
+        assert len(list((folder / "site" / "replays").glob("*.js"))) == files
+        assert len(read_replays(folder / "site")) == 210  # each game once, in its file
+
+
+def test_a_site_of_the_format_with_a_file_per_replay_loses_those_files(
+        example: Path, tmp_path: Path) -> None:
+    out = tmp_path / "site"
+    (out / "replays").mkdir(parents=True)
+    (out / "data").mkdir()
+    (out / "data" / "manifest.json").write_text('{"replay_version": 2}\n')
+    (out / "replays" / "000001.js").write_text('arenaData("replay-000001",{});\n')
+    (out / "replays" / "notes.txt").write_text("not the site's")
+    site_build.build_site(example, out)
+    assert not (out / "replays" / "000001.js").exists()
+    assert (out / "replays" / "notes.txt").exists()
+    assert "000001" in read_replays(out)
+
+
 def _bots_changed(lines: list[str]) -> set[str]:
     return {name for line in lines for name in json.loads(line)["seats"]}
+
+
+def _folded(data: Any) -> Any:
+    """Everything a Folder holds, comparable (a TimeSummary compares by identity)."""
+    return (data.meta, data.results, data.rows, data.versus, data.faults, data.fault_totals,
+            {bot: vars(summary) for bot, summary in data.times.items()})
+
+
+def test_a_refresh_folds_only_new_lines_and_sees_a_games_file_made_anew(
+        example: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from arena.site import data as site_data
+
+    folder = tmp_path / "t"
+    shutil.copytree(example, folder)
+    path = folder / "games.jsonl"
+    games = path.read_text().splitlines(keepends=True)
+    folded: list[int] = []
+    from_json = site_data.GameResult.from_json
+    monkeypatch.setattr(site_data.GameResult, "from_json",
+                        staticmethod(lambda line: folded.append(line["index"]) or
+                                     from_json(line)))
+    fold = None
+
+    def check(lines: list[str], folds: int) -> None:
+        nonlocal fold
+        path.write_text("".join(lines))
+        folded.clear()
+        fold = site_data.fold_games(folder, fold)
+        assert len(folded) == folds
+        assert _folded(fold.data) == _folded(site_data.read_folder(folder))  # all lines, anew
+
+    check(games[:100], 100)
+    check(games[:150], 50)  # the refresh of a run: only the new lines
+    check(games[:150], 0)
+    check(games[:40] + games[41:160], 159)  # a game dropped (--replay-changed): anew
+    check(games[:120], 120)  # lines cut off: anew
+    check(games[:130], 10)
+    path.write_text("".join(games[:130]) + "{damaged\n")
+    with pytest.raises(UserError):
+        site_data.fold_games(folder, fold)
+    fold = None  # spent
+    check(games[:140], 140)
+
+
+def test_a_refresh_encodes_only_the_chunks_of_the_game_list_that_can_have_changed(
+        example: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from arena.site import data as site_data
+
+    monkeypatch.setattr(site_build, "CHUNK_SIZE", 100)
+    folder = tmp_path / "t"
+    shutil.copytree(example, folder)
+    path = folder / "games.jsonl"
+    games = path.read_text().splitlines(keepends=True)
+    encoded: list[int] = []
+    game_rows = site_data.game_rows
+    monkeypatch.setattr(site_data, "game_rows", lambda rows, bots, variants: encoded.append(
+        rows[0].line) or game_rows(rows, bots, variants))
+    refresh = site_build.Refresh()
+
+    def build(lines: list[str]) -> list[int]:
+        path.write_text("".join(lines))
+        encoded.clear()
+        site_build.build_site(folder, running=True, refresh=refresh)
+        return [(line - 1) // 100 for line in encoded]  # the chunks encoded
+
+    assert build(games[:150]) == [0, 1]
+    assert build(games[:160]) == [1]
+    assert build(games[:205]) == [1, 2]
+    assert build(games[:210]) == [2]
+    assert build(games[1:210]) == [0, 1, 2]  # the lines before changed: all again
+    written = {p.name: p.read_text() for p in (folder / "site" / "data").glob("games-*")}
+    site_build.build_site(folder, tmp_path / "fresh")  # every line anew
+    assert written == {p.name: p.read_text()
+                       for p in (tmp_path / "fresh" / "data").glob("games-*")}
 
 
 def test_a_tournament_without_games_yet_gets_a_site(tmp_path: Path) -> None:

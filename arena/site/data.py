@@ -11,6 +11,7 @@ standings.md (arena.tournament.report and ratings).
 from __future__ import annotations
 
 import shlex
+from array import array
 from collections import Counter, deque
 from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
@@ -82,13 +83,59 @@ def game_id(line: Mapping[str, Any]) -> str:
 
 def read_folder(folder: Path) -> Folder:
     """Read tournament.json and games.jsonl (UserError with one line if they are damaged)."""
+    return fold_games(folder).data
+
+
+@attrs.define
+class Fold:
+    """What was folded from a folder's games.jsonl, for the next refresh."""
+
+    data: Folder
+    keys: array[int]  # hash((group, index)) of each game line folded, in order
+
+
+def fold_games(folder: Path, last: Fold | None = None) -> Fold:
+    """``read_folder``, and what the next refresh needs.  With ``last``, the
+    fold of the refresh before (a run refreshes its site every 30 s), its
+    lines are read and checked again but not folded again: only the lines
+    added since are (two thirds of a long run's refresh), into ``last``
+    itself, so it is spent even if this fails.  If games.jsonl is no longer
+    those lines plus new ones (a game dropped, lines cut off), it is folded
+    anew."""
     meta = read_meta(folder)
+    if last is not None and last.data.folder == folder:
+        try:
+            return _fold(folder, meta, last)
+        except _Rewritten:
+            pass
+    return _fold(folder, meta, None)
+
+
+class _Rewritten(Exception):  # noqa: N818 - not an error: games.jsonl is folded anew
+    """games.jsonl is not the lines folded before followed by new ones."""
+
+
+def _fold(folder: Path, meta: dict[str, Any], last: Fold | None) -> Fold:
     variant = str(meta.get("variant", ""))
-    data = Folder(folder, meta, [], [], {}, {}, {}, Counter())
-    number = 0
+    if last is None:
+        data = Folder(folder, meta, [], [], {}, {}, {}, Counter())
+        keys: array[int] = array("q")
+    else:
+        data, keys = last.data, last.keys
+        data.meta = meta
+    known = number = len(keys)
+    folded = data.results
+    position = 0
 
     def take(line: dict[str, Any]) -> GameResult:
-        nonlocal number
+        nonlocal number, position
+        position += 1
+        key = hash((line["group"], line["index"]))
+        if position <= known:
+            if keys[position - 1] != key:
+                raise _Rewritten  # not a ValueError: read_games lets it through
+            return folded[position - 1]
+        keys.append(key)
         number += 1
         result = GameResult.from_json(line)  # checks the line; ValueError names the problem
         gid = game_id(line)
@@ -123,8 +170,11 @@ def read_folder(folder: Path) -> Folder:
                             tally.losses += 1
         return result
 
-    data.results = read_games(folder / GAMES, convert=take)
-    return data
+    results = read_games(folder / GAMES, convert=take)
+    if len(results) < known:
+        raise _Rewritten  # lines cut off
+    data.results = results
+    return last if last is not None else Fold(data, keys)  # gone on with: the same fold
 
 
 def rate(data: Folder, anchor: tuple[str, float] | None = None) -> RatingTable:

@@ -5,11 +5,12 @@ events one decision set off (the first step is the deal).  Every view has
 the same steps, so ``step=17`` is the same moment in each.  The viewer shows
 either every card (the omniscient view, "all cards") or exactly what one
 seat saw: each view is the event stream passed through the engine's
-observer (``arena.engine.observer.view``), and each view's table is folded
-from that stream by ``Table``.  Nothing here or in the browser decides who
+observer (``arena.engine.observer.seat_views``: every seat's copy of an
+event at once), and each view's table is folded from that stream by
+``Table``.  Nothing here or in the browser decides who
 may see what.
 
-Kept small, as a site may hold one file per game for 100,000 games: events
+Kept small, as a site may hold the replays of 100,000 games: events
 are short arrays (a two-letter type, then the event's fields, a card as one
 letter); a seat's events are stored only where they differ from the
 omniscient ones; a table is a short string, left empty when it did not
@@ -18,6 +19,7 @@ change since the step before.
 
 from __future__ import annotations
 
+import json
 from typing import Any, Final
 
 import attrs
@@ -27,9 +29,9 @@ from arena.engine import observer
 from arena.engine.cards import ALL_CARDS
 from arena.engine.game import Game
 from arena.engine.record import GameRecord, replay
-from arena.site.table import Seat, Table
+from arena.site.table import FOLDS, Seat, Table
 
-FORMAT_VERSION: Final = 2  # a new version writes every replay again
+FORMAT_VERSION: Final = 3  # a new version writes every replay again (3: several games a file)
 
 CARD_LETTERS: Final = {"duke": "D", "assassin": "A", "captain": "C", "contessa": "T",
                        "ambassador": "B", "inquisitor": "I"}
@@ -80,61 +82,139 @@ def encode_seat(seat: Seat) -> str:
     """``coins.hand.revealed.drawn`` and ``.x`` if out: ``5.D?.C.`` ."""
     letter = _LETTERS.__getitem__
     text = (f"{seat.coins}.{''.join(map(letter, seat.hand))}."
-            f"{''.join(map(letter, seat.revealed))}.{''.join(map(letter, seat.drawn))}")
+            f"{''.join(map(letter, seat.revealed)) if seat.revealed else ''}."
+            f"{''.join(map(letter, seat.drawn)) if seat.drawn else ''}")
     return text + ".x" if seat.out else text
-
-
-def encode_table(table: Table) -> str:
-    """``court;seat0;seat1;...``"""
-    return ";".join([str(table.court), *(encode_seat(seat) for seat in table.seats)])
 
 
 def replay_data(record: GameRecord, game_id: str, line: dict[str, Any] | None = None
                 ) -> dict[str, Any]:
     """Everything the viewer shows of one game (see the module docstring)."""
+    value: dict[str, Any] = json.loads(replay_json(record, game_id, line))
+    return value
+
+
+def replay_json(record: GameRecord, game_id: str, line: dict[str, Any] | None = None) -> str:
+    """``replay_data`` as the ASCII JSON text a replay file holds.
+
+    Made in one pass over the replayed events, the text put together from
+    pieces: each event's text is made once (and kept for the next games, where
+    most events come again), every view's table is folded from the same pass
+    (the observer's ``seat_views`` gives each seat its copy of an event with a
+    secret), and a table re-encodes only the seats an event touched."""
     events, ends, waits = _steps(record)
     players = len(events[0].coins) if events and isinstance(events[0], ev.GameStarted) else 0
-    omniscient = [encode_event(e) for e in events]
-    seen: list[dict[str, list[Any]]] = []
-    for seat in range(players):
-        differs = {}
-        for index, event in enumerate(events):
-            if observer.has_secret(event):
-                encoded = encode_event(observer.view(event, seat))
-                if encoded != omniscient[index]:
-                    differs[str(index)] = encoded
-        seen.append(differs)
-    tables = [_tables(observer.views(events, who), ends)
-              for who in (observer.OMNISCIENT, *range(players))]
-    steps = []
+    seats = list(range(players))
+    shown = [_ShownTable() for _ in range(1 + players)]  # omniscient, then each seat
+    omniscient_table, seat_tables = shown[0].table, [view.table for view in shown[1:]]
+    texts: list[str] = []
+    seen: list[list[str]] = [[] for _ in seats]  # '"index":event' where a seat's view differs
+    steps: list[list[Any]] = []
+    tables: list[list[str]] = [[] for _ in shown]
     turn, current = 0, -1
     start = 0
     for end, waiting in zip(ends, waits, strict=True):
-        for event in events[start:end]:
-            if isinstance(event, ev.TurnStarted):
-                turn, current = event.turn, event.seat
+        for index in range(start, end):
+            event = events[index]
+            kind = type(event)
+            fold = FOLDS.get(kind)
+            text = _event_text(event)
+            texts.append(text)
+            if kind in observer.SECRET_EVENT_TYPES:
+                if fold is not None:
+                    fold(omniscient_table, event)
+                for seat, view in enumerate(observer.seat_views(event, seats)):
+                    if view is not event:
+                        view_text = _event_text(view)
+                        if view_text != text:
+                            seen[seat].append(f'"{index}":{view_text}')
+                    if fold is not None:
+                        fold(seat_tables[seat], view)
+            else:
+                if kind is ev.TurnStarted:
+                    turn, current = event.turn, event.seat
+                if fold is not None:
+                    for view_table in shown:
+                        fold(view_table.table, event)
         steps.append([end, turn, current, waiting])
+        for view_table, out in zip(shown, tables, strict=True):
+            out.append(view_table.step())
         start = end
     referee = record.referee
     start_event = events[0] if events else None
-    data: dict[str, Any] = {
+    head = {
         "v": FORMAT_VERSION,
         "game": game_id,
-        "names": referee.get("names") or [f"seat {s}" for s in range(players)],
+        "names": referee.get("names") or [f"seat {s}" for s in seats],
         "variant": getattr(start_event, "variant", None),
         "draft": getattr(start_event, "draft", None),
         "seed": record.seed,
         "result": record.result,
         "faults": referee.get("faults") or [None] * players,
         "times": referee.get("decision_ms"),
-        "events": omniscient,
-        "seen": seen,
-        "steps": steps,
-        "tables": tables,
     }
+    parts = [_json(head)[:-1],
+             ',"events":[', ",".join(texts),
+             '],"seen":[', ",".join(["{" + ",".join(differs) + "}" for differs in seen]),
+             '],"steps":', _json(steps),
+             ',"tables":', _json(tables)]
     if line is not None:
-        data["duration"] = line.get("duration")
-    return data
+        parts += [',"duration":', _json(line.get("duration"))]
+    parts.append("}")
+    return "".join(parts)
+
+
+def _json(value: Any) -> str:
+    # ASCII only: bot names and fault lines are hostile text, set only as text.
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=True)
+
+
+class _ShownTable:
+    """A view's table and its text after each step: a seat's part is encoded
+    again only when an event touched it; "" when nothing changed."""
+
+    __slots__ = ("table", "parts", "court", "last")
+
+    def __init__(self) -> None:
+        self.table = Table()
+        self.parts: list[str] = []
+        self.court = -1
+        self.last: str | None = None
+
+    def step(self) -> str:
+        table = self.table
+        touched = table.touched
+        if not touched and table.court == self.court:
+            return ""
+        if touched:
+            parts = self.parts
+            seats = table.seats
+            if len(parts) != len(seats):
+                parts[:] = [""] * len(seats)
+            for seat in touched:
+                parts[seat] = encode_seat(seats[seat])
+            touched.clear()
+        self.court = table.court
+        text = ";".join([str(table.court), *self.parts])
+        if text == self.last:
+            return ""
+        self.last = text
+        return text
+
+
+# An event's text, kept across games (the same events come again and again:
+# TurnStarted(5, 0), CoinsChanged(1, 1, 3, "income"), ...); bounded.
+_TEXTS: dict[ev.Event, str] = {}
+_TEXTS_KEPT: Final = 10_000  # about 300 bytes each; 130 for 1,000 heads-up games
+
+
+def _event_text(event: ev.Event) -> str:
+    text = _TEXTS.get(event)
+    if text is None:
+        if len(_TEXTS) >= _TEXTS_KEPT:
+            _TEXTS.clear()
+        text = _TEXTS[event] = _json(encode_event(event))
+    return text
 
 
 def _steps(record: GameRecord) -> tuple[list[ev.Event], list[int], list[Any]]:
@@ -161,19 +241,3 @@ def _waiting(game: Game) -> list[Any] | None:
     # Public: every seat knows whose answer the game waits for.
     request = game.request
     return None if request is None else [request.kind, list(request.seats)]
-
-
-def _tables(events: Any, ends: list[int]) -> list[str]:
-    table = Table()
-    out: list[str] = []
-    last = None
-    start = 0
-    stream = list(events)
-    for end in ends:
-        for event in stream[start:end]:
-            table.apply(event)
-        start = end
-        text = encode_table(table)
-        out.append("" if text == last else text)
-        last = text
-    return out

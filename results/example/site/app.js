@@ -590,7 +590,13 @@
     if (!p.game) { show(el("h1", { text: "Replay" }), el("p", null, "Pick a game from the ", el("a", { href: "games.html", text: "game list" }), ".")); return; }
     const id = p.game.replace(/[^0-9]/g, "");
     let g;
-    try { g = await load("replay-" + id, "replays/" + id + ".js"); }
+    try {
+      // replay_pack games a file (arena/site/build.py): game N is in file N / replay_pack.
+      const file = pad(Math.floor(Number(id) / t.replay_pack), 5);
+      const pack = await load("replays-" + file, "replays/" + file + ".js");
+      if (!Object.prototype.hasOwnProperty.call(pack, id)) throw new Error("replays/" + file + ".js holds no game " + id);
+      g = pack[id];
+    }
     catch (e) {
       setTitle(t, "Replay");
       show(el("h1", { text: "Game " + id }), el("p", { class: "error", role: "alert", text: "No replay here (" + e.message + "): its record may have been deleted." }),
