@@ -14,6 +14,7 @@ from collections.abc import Callable, Sequence
 import attrs
 import trio
 
+from arena.decision_times import histogram
 from arena.engine import events as ev
 from arena.engine.decisions import Decision
 from arena.engine.game import Game, GameConfig
@@ -21,7 +22,6 @@ from arena.engine.observer import has_secret, view
 from arena.engine.record import GameRecord
 from arena.protocol import codec
 from arena.referee.player import BotFaulted, BotPlayer, Fault
-from arena.tournament.times import histogram
 
 # Why a game stopped when the engine did not end it.
 TIME_CAP = "time_cap"
@@ -199,5 +199,5 @@ def _summary(times: list[float]) -> dict[str, object]:
     ordered = sorted(times)
     return {"n": len(ordered), "median": round(ordered[len(ordered) // 2] * 1000, 2),
             "max": round(ordered[-1] * 1000, 2),
-            # summed over games for percentiles: arena/tournament/times.py
+            # the histogram adds up over games (arena/tournament/times.py)
             "hist": histogram([t * 1000 for t in ordered])}

@@ -1,42 +1,20 @@
 """Decision times summed over many games: median, 99th percentile and max.
 
 Each game line keeps, per seat, the count, median and max of its answer
-times and a histogram on a log scale (``hist``: the first bucket, then the
-count in each bucket from there; four buckets per doubling, so a bucket is
-19% wide).  Histograms add up across games, so a bot's percentiles over a
+times and a histogram on a log scale (``arena.decision_times``, made by the
+referee).  Histograms add up across games, so a bot's percentiles over a
 whole tournament come out within half a bucket (about 9%); the max is exact.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping, Sequence
-from typing import Any, Final
+from collections.abc import Iterable, Mapping
+from typing import Any
 
-BUCKETS_PER_DOUBLING: Final = 4
+from arena.decision_times import bucket, bucket_middle, histogram
 
-
-def bucket(ms: float) -> int:
-    """The histogram bucket of a time in milliseconds (bucket 0 holds all up to 1 us)."""
-    us = ms * 1000.0
-    return max(0, math.floor(BUCKETS_PER_DOUBLING * math.log2(us))) if us > 1.0 else 0
-
-
-def bucket_middle(index: int) -> float:
-    """The geometric middle of a bucket, in milliseconds."""
-    return 2.0 ** ((index + 0.5) / BUCKETS_PER_DOUBLING) / 1000.0
-
-
-def histogram(times_ms: Sequence[float]) -> list[int]:
-    """``[first bucket, count, count, ...]``, dense from the first bucket used to the last."""
-    if not times_ms:
-        return []
-    buckets = [bucket(t) for t in times_ms]
-    low = min(buckets)
-    counts = [0] * (max(buckets) - low + 1)
-    for b in buckets:
-        counts[b - low] += 1
-    return [low, *counts]
+__all__ = ["TimeSummary", "bucket", "bucket_middle", "histogram", "time_summaries"]
 
 
 class TimeSummary:
