@@ -27,6 +27,7 @@ from arena.referee.process import (
     LineTooLong,
     describe_status,
     open_bot_process,
+    shown_command,
 )
 
 FAKE = Path(__file__).parent / "fake_bots"
@@ -351,3 +352,14 @@ async def test_lines_with_line_breaks_are_refused(tmp_path: Path) -> None:
 )
 def test_describe_status(returncode: int | None, text: str) -> None:
     assert describe_status(returncode) == text
+
+
+def test_a_bots_log_shows_paths_inside_the_working_directory_relative(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Published logs must not show where the host keeps the contest.
+    monkeypatch.chdir(tmp_path)
+    inside = str(tmp_path / "bots" / "mine.py")
+    assert shown_command(["/usr/bin/python3", "-u", inside, "--name", "a b"]) == \
+        "/usr/bin/python3 -u bots/mine.py --name 'a b'"
+    sibling = str(tmp_path) + "x/bot"  # beside the working directory, not inside it
+    assert shown_command([sibling]) == sibling

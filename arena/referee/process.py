@@ -677,6 +677,14 @@ def _line_bytes(lines: Sequence[str]) -> bytes:
     return ("\n".join(lines) + "\n").encode("utf-8")
 
 
+
+def shown_command(argv: Sequence[str]) -> str:
+    """A command as a bot's log shows it: paths inside the working directory
+    relative to it, so that published logs do not show where the host keeps
+    the contest."""
+    here = os.getcwd() + os.sep
+    return shlex.join(arg[len(here):] if arg.startswith(here) else arg for arg in argv)
+
 @asynccontextmanager
 async def open_bot_process(
     spec: BotSpec,
@@ -788,7 +796,7 @@ async def open_bot_process(
             notes.append("CPU " + ",".join(map(str, sorted(cpus))))
         how = f" ({'; '.join(notes)})" if notes else ""
         bot._write_log(
-            f"[arena: {stamp} started pid {proc.pid}: {shlex.join(spec.argv)}{how}]\n".encode()
+            f"[arena: {stamp} started pid {proc.pid}: {shown_command(spec.argv)}{how}]\n".encode()
         )
         body_error: BaseException | None = None
         try:
