@@ -93,5 +93,28 @@ def test_a_worker_killed_mid_run_has_its_unit_played_again(capsys, tmp_path: Pat
     assert len(played) == 240
     assert len(set(keys(played))) == 240, "a game was stored twice"
     assert len({g["record"] for g in played}) == 240
+    # The killed worker's bots' scratch directories go with the run's end, as the others'.
+    assert not (out / "scratch").exists(), sorted(p.name for p in (out / "scratch").iterdir())
     run_ok(capsys, tmp_path / "whole", three, "--games", 80, "--seed", 5, "--workers", 0)
     assert cores(played) == cores(games(tmp_path / "whole"))
+
+
+def test_a_bot_that_keeps_killing_its_worker_ends_the_run_in_lines_naming_it(
+        tmp_path: Path) -> None:
+    # Without --sandbox a bot can kill the worker playing it; a unit is played again
+    # after each death, until MAX_WORKER_DEATHS, and then the run stops in one line.
+    hostile = Path(__file__).parent / "hostile" / "kill_worker.py"
+    good = copy_bots(tmp_path / "bots", "alpha")
+    out = tmp_path / "out"
+    done = subprocess.run([sys.executable, "-m", "arena", "run", str(hostile), *good,
+                           "--games", "4", "--workers", "1", "--out", str(out)],
+                          cwd=tmp_path, capture_output=True, text=True, timeout=DEADLINE)
+    assert done.returncode == 2, done.stderr
+    lines = done.stderr.strip().splitlines()
+    assert "Traceback" not in done.stderr
+    assert lines[-1].startswith("arena: worker processes died 4 times"), lines[-1]
+    again = [line for line in lines if "the unit is played again" in line]
+    assert len(again) == 4 and all("in a unit of alpha, kill_worker" in line for line in again)
+    # Nothing of the bots' is left behind: the dead workers could not remove their scratch.
+    assert not (out / "scratch").exists(), sorted(p.name for p in (out / "scratch").iterdir())
+    assert (out / TOURNAMENT).exists()

@@ -11,6 +11,7 @@ import contextlib
 import math
 import os
 import secrets
+import shutil
 import sys
 import time
 from collections.abc import Collection, Mapping, Sequence
@@ -389,6 +390,8 @@ def run(args: argparse.Namespace) -> int:
             return 130
         return 0
     finally:
+        # What bots wrote is theirs for a run; a worker that died could not remove its bots'.
+        shutil.rmtree(folder / "scratch", ignore_errors=True)
         store.close()
 
 

@@ -179,7 +179,9 @@ async def run_games(coordinator: Coordinator, transport: Transport) -> int:
                 try:
                     result = await transport.play(slot, job)
                 except WorkerLost as exc:
-                    print(f"arena: {exc}; its unit is played again", file=sys.stderr)
+                    # Its bots are named: without --sandbox, one of them may have killed it.
+                    print(f"arena: {exc} in a unit of {', '.join(sorted(job.unit.bots))}; "
+                          f"the unit is played again", file=sys.stderr)
                     coordinator.give_back(slot, job.unit)
                 else:
                     results.send_nowait(result)
