@@ -208,7 +208,8 @@ class LocalWorkers:
                     if self._deaths > MAX_WORKER_DEATHS:
                         raise UserError(f"arena: worker processes died {self._deaths} times "
                                         f"without finishing a unit (status "
-                                        f"{worker.process.returncode}); see the messages above")
+                                        f"{worker.process.returncode}): if a bot of the units "
+                                        f"named above kills them, --sandbox stops it")
                 await self._start(worker)
         send, receive = trio.open_memory_channel[UnitResult | str | None](1)
         worker.waiting[slot] = send
