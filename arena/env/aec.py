@@ -12,9 +12,10 @@ in the referee.  Actions and observations are ``arena.sdk.encoding``'s:
 - observation: ``{"observation": Box(0, 1, (267,), float32), "action_mask":
   Box(0, 1, (87,), int8)}``: what ``encoding.observation`` computes for an
   SDK bot in that seat from its protocol lines, never from the engine's
-  hidden state.  Each event is followed once: its public part in a
-  spectator's SDK ``State``, what a seat alone sees of it (its own cards,
-  through ``observer.view``) in that seat's ``State.apply_private``.
+  hidden state.  Each event is followed once for all seats
+  (``observations.Observations``: the vectors' blocks, each made again
+  when an event changes it; a secret card goes only to the seats
+  ``observer.view`` shows it to).
   ``state_of(agent)`` gives the whole SDK State of a seat, ``lines(agent)``
   its events as protocol lines; with ``info_lines=True`` they are in
   ``infos[agent]["lines"]``.
@@ -44,29 +45,19 @@ from pettingzoo import AECEnv
 from arena.engine.cards import DEFAULT_VARIANT, MAX_PLAYERS, MIN_PLAYERS, VARIANTS
 from arena.engine.decisions import Decision
 from arena.engine.game import Game
-from arena.engine.observer import SECRET_EVENT_TYPES, SPECTATOR, seat_views, view
+from arena.engine.observer import SPECTATOR, view
 from arena.engine.rules import DEFAULT_TURN_LIMIT
+from arena.env.observations import Observations
 from arena.protocol.codec import encode_event, seat_seed
 from arena.sdk import encoding
-from arena.sdk.state import PRIVATE_HANDLERS, State
+from arena.sdk.state import State
 from arena.transcript import Transcript
 
 Reward = Callable[[int, int], float]
 
-# Looked up once, not at every observation (some 3 % of a random game's time).
-_observation_bytes: Final = encoding.observation_bytes
+# Looked up once, not at every observation.
 _frombuffer: Final = np.frombuffer
 _FLOAT32: Final = np.float32
-
-# How ``_follow`` takes in an event, by type: None, skipped (no observation
-# reads it); (secret, handler): into the public State, and into each seat's
-# own through ``handler`` (``State.apply_private``'s, called directly), each
-# its own view when ``secret``; any other type, into the public State only.
-_PUBLIC_ONLY: Final = (False, None)
-_ROUTES: Final[dict[type, tuple[bool, Callable[[State, Any], None]] | None]] = {
-    **dict.fromkeys(encoding.UNOBSERVED_EVENT_TYPES),
-    **{kind: (kind in SECRET_EVENT_TYPES, handler) for kind, handler in PRIVATE_HANDLERS.items()},
-}
 
 
 class IllegalActionError(ValueError):
@@ -140,13 +131,8 @@ class CoupEnv(AECEnv):
         self.game_seed = self._seeds.getrandbits(64)
         game = self.game = Game.new(self.players, self.game_seed, self.variant, self.draft,
                                     self.turn_limit)
-        names = self.possible_agents
-        # What observations are made of, following each event once: the public
-        # part in a spectator's State (which skips the events no observation
-        # reads), each seat's own cards in its own (``State.apply_private``).
-        self._public = State(SPECTATOR, names, self.variant)
-        self._private = [State(seat, names, self.variant) for seat in range(self.players)]
-        self._followed = 0  # events taken in by those
+        # Every seat's observation vector, following each event once.
+        self._observations = Observations(self.players, self.variant)
         self._states: list[State | None] = [None] * self.players  # state_of's, when asked
         self._seen = [0] * self.players  # events each of those has taken in
         self._rendered = 0
@@ -186,27 +172,6 @@ class CoupEnv(AECEnv):
         """Every event of this game so far as protocol lines, as ``agent`` sees them."""
         return [encode_event(event) for event in self.state_of(agent).history]
 
-    def _follow(self, events: list[Any]) -> None:
-        """Take the new events into the public State and each seat's own."""
-        public, private = self._public, self._private
-        apply, route_of = public.apply, _ROUTES.get
-        for event in events[self._followed:]:
-            route = route_of(type(event), _PUBLIC_ONLY)
-            if route is _PUBLIC_ONLY:  # mostly
-                apply(event)
-            elif route is not None:
-                secret, take_private = route
-                if secret:
-                    spectator, *seen = seat_views(event, self._viewers)
-                    apply(spectator)
-                    for state, mine in zip(private, seen, strict=True):
-                        take_private(state, mine)
-                else:
-                    apply(event)
-                    for state in private:
-                        take_private(state, event)
-        self._followed = len(events)
-
     def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
         # AECEnv.last, a call shorter: it is asked once a step.
         agent = self.agent_selection
@@ -216,13 +181,13 @@ class CoupEnv(AECEnv):
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         game = self.game
         assert game is not None
+        observations = self._observations
         events = game.events
-        if self._followed != len(events):
-            self._follow(events)
+        if observations.followed != len(events):
+            observations.follow(events)
         seat = self._seat[agent]
         legal = game.legal(seat)
-        vector = _observation_bytes(self._private[seat], game.request if legal else None,
-                                    public=self._public)
+        vector = observations.vector(seat, game.request if legal else None)
         if self.info_lines and agent in self.infos:
             self.infos[agent]["lines"] = self.lines(agent)
         found = self._masks.get((id(legal), seat)) or self._legal_of(legal, seat)
