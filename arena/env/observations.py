@@ -10,10 +10,10 @@ its blocks and changes only those an event touches:
   Court or the turn changes;
 - each seat's own cards block (``hand``, ``set_aside``), made again when
   its hand changes;
-- the seat slots, in seat order, twice over (``ring``): the slots of the
-  seat at ``me`` and those clockwise from it are one slice of it, and an
-  event that changes a seat marks its slot, made again (from encoding's
-  cache) before the next vector;
+- the seat slots, in seat order, in one buffer (the slots of seat ``me``
+  and those clockwise from it are two slices of it): an event changes the
+  numbers it changes in place (a seat's coins, a face-up card, whose turn
+  it is), four bytes at a time;
 - the action on the table, per observing seat, made again when it changes.
 
 What an event tells each seat follows ``state.State``'s handlers and
@@ -28,16 +28,16 @@ from collections.abc import Callable
 from typing import Any, Final
 
 from arena.engine import events as ev
-from arena.engine.cards import MAX_PLAYERS, STARTING_COINS
+from arena.engine.cards import MAX_PLAYERS
 from arena.sdk import encoding
 from arena.sdk.state import _without
 
 # encoding's blocks and caches, shared so that both make the same bytes.
 _SLOT_BYTES: Final = 4 * encoding._SLOT
-_SLOTS: Final = encoding._SLOTS
 _CARDS_HELD: Final = encoding._CARDS_HELD
-_slot: Final = encoding._slot
+_SLOTS: Final = encoding._SLOTS
 _remember: Final = encoding._remember
+_number: Final = encoding._number
 _ACTION: Final = encoding._ACTION
 _ACTION_HOT: Final = encoding._ACTION_HOT
 _SLOT_HOT: Final = encoding._SLOT_HOT
@@ -50,13 +50,38 @@ _NO_CLAIM: Final = encoding._NO_CLAIM
 _NOTHING_ASKED: Final = encoding._REQUEST[-1]
 _ASKED: Final = {kind: encoding._REQUEST[i] for kind, i in encoding._KIND.items()}
 
+# Where a slot's numbers are (encoding.SLOT_FIELDS), and their values as
+# encoding._slot computes them (counts summed as its _add_counts sums them);
+# they become float32 as its array does, by item assignment.
+_SLOT: Final = encoding._SLOT
+_ALIVE, _COINS, _INFLUENCE, _FACE_UP, _CURRENT, _CLAIMS, _KNOWN = (
+    encoding.SLOT_FIELDS[name][0]
+    for name in ("alive", "coins", "influence", "face_up", "current", "claims", "known"))
+_COIN_VALUES: Final = [min(coins, 12) / 12 for coins in range(13)]  # index: min(coins, 12)
+
+
+def _count_values(step: float, most: int) -> list[float]:
+    """The value of 0, 1, ... ``most`` copies of a card, each worth ``step``."""
+    values, numbers = [], {}
+    for _ in range(most + 1):
+        values.append(numbers.get(0, 0.0))
+        encoding._add_counts(numbers, 0, (encoding.CARDS[0],), step)
+    return values
+
+
+_FACE_UP_VALUES: Final = _count_values(0.5, 2)  # index: min(count, 2)
+_CLAIM_VALUES: Final = _count_values(1 / 3, 3)  # index: min(count, 3)
+
 
 def _court(size: int) -> bytes:
-    return encoding._COURT[size] if 0 <= size <= 20 else encoding._number(min(size, 20) / 20)
+    return encoding._COURT[size] if 0 <= size <= 20 else _number(min(size, 20) / 20)
+
+
+_TURN: Final = encoding._TURN
 
 
 def _turn(turn: int) -> bytes:
-    return encoding._TURN[turn] if 0 <= turn <= 100 else encoding._number(min(turn, 100) / 100)
+    return encoding._TURN[turn] if 0 <= turn <= 100 else _number(min(turn, 100) / 100)
 
 
 def _cards(hand: tuple[str, ...], set_aside: tuple[str, ...]) -> bytes:
@@ -79,16 +104,13 @@ class Observations:
         n = self.players = players
         self.variant = variant
         self.followed = 0  # events taken in
-        # What every seat sees alike (a spectator's State's fields).
-        self.draft = False
+        # What every seat sees alike, as far as the slots do not hold it.
         self.court = 0
         self.turn = 0
         self.current: int | None = None
-        self.alive = [True] * n
-        self.coins = [STARTING_COINS] * n
         self.influence = [2] * n
-        self.face_up: list[tuple[str, ...]] = [()] * n
-        self.claims: list[tuple[str, ...]] = [()] * n
+        self.face_up = [[0] * len(_CARD) for _ in range(n)]  # count of each card
+        self.claims = [[0] * len(_CARD) for _ in range(n)]  # count since the last new card
         # The action on the table: actor, action's index, target, blocker, block claim.
         self.chain: list[Any] | None = None
         # What each seat alone knows.
@@ -100,12 +122,14 @@ class Observations:
         self._shown: list[str | None] = [None] * n  # the card each seat last showed
         # The blocks.
         self._game = encoding._game_block(n, variant, False)
-        self._head = self._game + _court(0) + _turn(0)
+        self._game_court = self._game + _court(0)
+        self._head = self._game_court + _turn(0)
         self._cards = [_cards((), ())] * n
-        self._ring = bytearray(2 * n * _SLOT_BYTES)
-        ring = memoryview(self._ring)
-        self._seats = [ring[seat * _SLOT_BYTES:(seat + n) * _SLOT_BYTES] for seat in range(n)]
-        self._dirty: set[int] = set(range(n))  # seats whose slot is to be made again
+        self._slots = bytearray(n * _SLOT_BYTES)
+        slots = memoryview(self._slots)
+        self._values = slots.cast("f")  # the slots' numbers: seat s's are at 23 * s
+        self._from = [slots[seat * _SLOT_BYTES:] for seat in range(n)]  # seat me on
+        self._to = [slots[:seat * _SLOT_BYTES] for seat in range(n)]  # then the seats before
         self._empty = encoding._EMPTY_SLOTS[MAX_PLAYERS - n]
         self._no_tails = [self._empty + _NO_CHAIN] * n
         self._tails: list[bytes | None] = self._no_tails  # the empty slots and the chain
@@ -121,58 +145,40 @@ class Observations:
 
     def vector(self, me: int, request: Any) -> bytearray:
         """The observation of seat ``me``, asked ``request`` (None: nothing)."""
-        if self._dirty:
-            self._refresh()
-        known = self.known[me]
-        seats = self._seats[me] if not known else self._seats_known(me, known)
         tail = self._tails[me]
         if tail is None:
             tail = self._tail(me)
+        if self.known[me]:
+            seats, before = self._seats_known(me), b""
+        else:
+            seats, before = self._from[me], self._to[me]
         if request is None:
-            return bytearray().join((self._head, _NOTHING_ASKED, self._cards[me], seats, tail,
-                                     _NO_CLAIM))
+            return bytearray().join((self._head, _NOTHING_ASKED, self._cards[me], seats, before,
+                                     tail, _NO_CLAIM))
         asked = _ASKED.get(request.kind, _NOTHING_ASKED)
         claimant = request.claimant
         if claimant is None:
-            return bytearray().join((self._head, asked, self._cards[me], seats, tail, _NO_CLAIM))
+            return bytearray().join((self._head, asked, self._cards[me], seats, before, tail,
+                                     _NO_CLAIM))
         character = request.character
-        return bytearray().join((self._head, asked, self._cards[me], seats, tail,
+        return bytearray().join((self._head, asked, self._cards[me], seats, before, tail,
                                  _SLOT_HOT[(claimant - me) % self.players],
                                  _CARD_HOT[_CARD[character]] if character in _CARD
                                  else _NO_CARD))
 
     # -- the blocks ------------------------------------------------------------
 
-    def _refresh(self) -> None:
-        """Make the marked seats' slots again, in both places of the ring."""
-        ring, n, current = self._ring, self.players, self.current
-        alive, coins, influence, face_up, claims = (self.alive, self.coins, self.influence,
-                                                    self.face_up, self.claims)
-        for seat in self._dirty:
-            key = (alive[seat], coins[seat], influence[seat], face_up[seat], claims[seat],
-                   seat == current)
-            block = _SLOTS.get(key)
-            if block is None:
-                block = _remember(_SLOTS, key, _slot(*key, None))
-            start = seat * _SLOT_BYTES
-            ring[start:start + _SLOT_BYTES] = block
-            start += n * _SLOT_BYTES
-            ring[start:start + _SLOT_BYTES] = block
-        self._dirty.clear()
-
-    def _seats_known(self, me: int, known: dict[int, str]) -> bytes:
+    def _seats_known(self, me: int) -> bytes:
         """The slots from ``me`` on, for a seat that saw some cards by examining."""
-        n, ring = self.players, self._ring
+        n, slots, known = self.players, self._slots, self.known[me]
         blocks = []
         for k in range(n):
             seat = (me + k) % n
+            block = slots[seat * _SLOT_BYTES:(seat + 1) * _SLOT_BYTES]
             card = known.get(seat)
-            if card is None:
-                blocks.append(ring[seat * _SLOT_BYTES:(seat + 1) * _SLOT_BYTES])
-            else:
-                blocks.append(_slot(self.alive[seat], self.coins[seat], self.influence[seat],
-                                    self.face_up[seat], self.claims[seat],
-                                    seat == self.current, card))
+            if card is not None:
+                memoryview(block).cast("f")[_KNOWN + _CARD[card]] = 1.0
+            blocks.append(block)
         return b"".join(blocks)
 
     def _tail(self, me: int) -> bytes:
@@ -191,7 +197,22 @@ class Observations:
 
     def _court_changed(self, court: int) -> None:
         self.court = court
-        self._head = self._game + _court(court) + _turn(self.turn)
+        self._game_court = self._game + _court(court)
+        self._head = self._game_court + _turn(self.turn)
+
+    def _claimed(self, seat: int, card: str) -> None:
+        i = _CARD[card]
+        counts = self.claims[seat]
+        count = counts[i] = counts[i] + 1
+        self._values[_SLOT * seat + _CLAIMS + i] = _CLAIM_VALUES[count if count < 3 else 3]
+
+    def _new_card(self, seat: int) -> None:
+        """A seat took a new card: its claims say nothing of its hand any more."""
+        counts = self.claims[seat]
+        if any(counts):
+            self.claims[seat] = [0] * len(_CARD)
+            start = _SLOT_BYTES * seat + 4 * _CLAIMS
+            self._slots[start:start + len(_NO_CARD)] = _NO_CARD
 
     def _forget(self, seat: int, card: str | None = None) -> None:
         """Every seat forgets what it saw of ``seat``'s cards (only ``card``, if given)."""
@@ -204,13 +225,17 @@ class Observations:
 
     def _started(self, e: ev.GameStarted) -> None:
         n = self.players
-        self.draft = e.draft
-        self.coins = list(e.coins)
-        self.influence = [1 if e.draft else 2] * n
+        influence = 1 if e.draft else 2
+        self.influence = [influence] * n
         self._game = encoding._GAMES.get((n, self.variant, e.draft)) or encoding._game_block(
             n, self.variant, e.draft)
         self._court_changed(e.court_size)
-        self._dirty.update(range(n))
+        for seat in range(n):
+            key = (True, e.coins[seat], influence, (), (), False)
+            block = _SLOTS.get(key)
+            if block is None:
+                block = _remember(_SLOTS, key, encoding._slot(*key, None))
+            self._slots[seat * _SLOT_BYTES:(seat + 1) * _SLOT_BYTES] = block
 
     def _dealt(self, e: ev.CardsDealt) -> None:
         if e.cards is not None:
@@ -222,19 +247,20 @@ class Observations:
 
     def _draft_chosen(self, e: ev.DraftChosen) -> None:
         s = e.seat
-        self.influence[s] += 1
-        self._dirty.add(s)
+        influence = self.influence[s] = self.influence[s] + 1
+        self._values[_SLOT * s + _INFLUENCE] = influence / 2
         if e.card is not None:
             self.set_aside[s] = _without(self.draft_piles[s], e.card)
             self._hold(s, self.hands[s] + (e.card,))
 
     def _turn_started(self, e: ev.TurnStarted) -> None:
-        if self.current is not None:
-            self._dirty.add(self.current)
-        self.current = e.seat
-        self._dirty.add(e.seat)
-        self.turn = e.turn
-        self._head = self._game + _court(self.court) + _turn(e.turn)
+        values, current = self._values, self.current
+        if current is not None:
+            values[_SLOT * current + _CURRENT] = 0.0
+        current = self.current = e.seat
+        values[_SLOT * current + _CURRENT] = 1.0
+        turn = self.turn = e.turn
+        self._head = self._game_court + (_TURN[turn] if turn <= 100 else _TURN[100])
         self.chain = None
         self._tails = self._no_tails
 
@@ -242,12 +268,11 @@ class Observations:
         self.chain = [e.seat, _ACTION[e.action], e.target, None, None]
         self._tails = [None] * self.players
         if e.claim is not None:
-            self.claims[e.seat] += (e.claim,)
-            self._dirty.add(e.seat)
+            self._claimed(e.seat, e.claim)
 
     def _coins(self, e: ev.CoinsChanged) -> None:
-        self.coins[e.seat] = e.coins
-        self._dirty.add(e.seat)
+        coins = e.coins
+        self._values[_SLOT * e.seat + _COINS] = _COIN_VALUES[coins if coins < 12 else 12]
 
     def _proven(self, e: ev.ClaimProven) -> None:
         s = e.seat
@@ -259,8 +284,7 @@ class Observations:
     def _drew(self, e: ev.CardDrawn) -> None:
         s = e.seat
         self._court_changed(self.court - 1)
-        self.claims[s] = ()
-        self._dirty.add(s)
+        self._new_card(s)
         if e.card is not None:
             self._hold(s, self.hands[s] + (e.card,))
 
@@ -269,29 +293,32 @@ class Observations:
         if chain is not None:
             chain[3], chain[4] = e.blocker, e.character
             self._tails = [None] * self.players
-        self.claims[e.blocker] += (e.character,)
-        self._dirty.add(e.blocker)
+        self._claimed(e.blocker, e.character)
 
     def _lost(self, e: ev.InfluenceLost) -> None:
         s = e.seat
-        self.face_up[s] += (e.card,)
-        self.influence[s] = max(0, self.influence[s] - 1)
-        self._dirty.add(s)
+        i = _CARD[e.card]
+        counts = self.face_up[s]
+        count = counts[i] = counts[i] + 1
+        values, start = self._values, _SLOT * s
+        values[start + _FACE_UP + i] = _FACE_UP_VALUES[count if count < 2 else 2]
+        influence = self.influence[s] = max(0, self.influence[s] - 1)
+        values[start + _INFLUENCE] = influence / 2
         self._hold(s, _without(self.hands[s], e.card))
         if self._knowing:
             self._forget(s, e.card)
 
     def _out(self, e: ev.PlayerOut) -> None:
         s = e.seat
-        self.alive[s] = False
         self.influence[s] = 0
-        self._dirty.add(s)
+        values, start = self._values, _SLOT * s
+        values[start + _ALIVE] = 0.0
+        values[start + _INFLUENCE] = 0.0
 
     def _exchange_drawn(self, e: ev.ExchangeDrawn) -> None:
         s = e.seat
         self._court_changed(self.court - e.count)
-        self.claims[s] = ()
-        self._dirty.add(s)
+        self._new_card(s)
         if self._knowing:
             self._forget(s)
         if e.cards is not None:
