@@ -112,8 +112,9 @@ class CoupEnv(AECEnv):
         self.action_spaces = {agent: gymnasium.spaces.Discrete(encoding.ACTION_COUNT)
                               for agent in self.possible_agents}
         self._seeds = random.Random()
-        self._masks: dict[tuple[int, int], tuple[Any, np.ndarray, dict[int, Decision]]] = {}
-        self._observed: tuple[Any, int, dict[int, Decision]] = ((), -1, {})
+        self._masks: list[dict[int, tuple[Any, np.ndarray, dict[int, Decision]]]] = [
+            {} for _ in range(players)]
+        self._observed: tuple[int, dict[int, Decision]] | None = None
         self.game: Game | None = None
         self.game_seed: int | None = None
 
@@ -145,6 +146,7 @@ class CoupEnv(AECEnv):
         self.infos: dict[str, dict[str, Any]] = {agent: {} for agent in self.agents}
         self._skip_agent_selection = None
         self._rewarded = False
+        self._observed = None
         self._select(game)
 
     def state_of(self, agent: str,
@@ -187,29 +189,31 @@ class CoupEnv(AECEnv):
             observations.follow(events)
         seat = self._seat[agent]
         legal = game.legal(seat)
-        vector = observations.vector(seat, game.request if legal else None)
+        found = self._masks[seat].get(id(legal)) or self._legal_of(legal, seat)
+        self._observed = (seat, found[2])  # what step() will most likely be asked
         if self.info_lines and agent in self.infos:
             self.infos[agent]["lines"] = self.lines(agent)
-        found = self._masks.get((id(legal), seat)) or self._legal_of(legal, seat)
-        self._observed = (legal, seat, found[2])  # what step() will most likely be asked
-        return {"observation": _frombuffer(vector, _FLOAT32), "action_mask": found[1].copy()}
+        return {"observation": _frombuffer(observations.vector(seat, game.request if legal
+                                                               else None), _FLOAT32),
+                "action_mask": found[1].copy()}
 
     def _legal_of(self, legal: tuple[Decision, ...],
                   seat: int) -> tuple[Any, np.ndarray, dict[int, Decision]]:
         """(legal, its action mask, index -> decision), made once per list of answers.
 
-        The engine shares its lists of legal answers, so they are keyed by id;
-        the cache keeps each list alive, so that its id stays its own.
+        The engine shares its lists of legal answers, so they are keyed by id
+        (one dict per seat, as targets are relative); the cache keeps each
+        list alive, so that its id stays its own.
         """
-        key = (id(legal), seat)
-        found = self._masks.get(key)
+        masks = self._masks[seat]
+        found = masks.get(id(legal))
         if found is None:
-            if len(self._masks) > 50_000:
-                self._masks.clear()
+            if len(masks) > 20_000:
+                masks.clear()
             indices = encoding.legal_indices(legal, seat, self.players)
             mask = np.zeros(encoding.ACTION_COUNT, np.int8)
             mask[indices] = 1
-            found = self._masks[key] = (legal, mask, dict(zip(indices, legal, strict=True)))
+            found = masks[id(legal)] = (legal, mask, dict(zip(indices, legal, strict=True)))
         return found
 
     def step(self, action: int | None) -> None:
@@ -220,25 +224,25 @@ class CoupEnv(AECEnv):
         game = self.game
         assert game is not None
         seat = self._seat[agent]
-        legal = game.legal(seat)
         if action is None:
             raise IllegalActionError(f"{agent} is in the game and must act: None is no action")
         try:
             index = action if type(action) is int else int(action)
         except (TypeError, ValueError):
             raise IllegalActionError(f"{agent}: {action!r} is not an action index") from None
-        observed = self._observed
-        decisions = (observed[2] if observed[0] is legal and observed[1] == seat
-                     else self._legal_of(legal, seat)[2])
+        observed = self._observed  # None after each decision: then it is not about now
+        decisions = (observed[1] if observed is not None and observed[0] == seat
+                     else self._legal_of(game.legal(seat), seat)[2])
         decision = decisions.get(index)
         if decision is None:
             what = (encoding.describe_action(index) if 0 <= index < encoding.ACTION_COUNT
                     else "out of range")
             listed = ", ".join(f"{encoding.action_index(d, seat, self.players)} ({d.token})"
-                               for d in legal)
+                               for d in game.legal(seat))
             raise IllegalActionError(f"{agent}: action {index} ({what}) is not legal now; "
                                      f"legal: {listed}")
         self._cumulative_rewards[agent] = 0.0
+        self._observed = None
         game.decide(seat, decision)
         if self._rewarded:  # rewards only come with placements: mostly nothing to clear
             self._clear_rewards()
