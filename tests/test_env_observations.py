@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import random
 
+import attrs
 import pytest
 
 pytest.importorskip("pettingzoo", reason="needs the rl extra: pip install 'arena[rl]'")
@@ -63,6 +64,26 @@ def test_the_kept_vectors_are_the_full_build_at_every_step() -> None:
     for kind in (ev.ExamineShown, ev.ExamineDecided, ev.ExchangeDrawn, ev.ExchangeReturned,
                  ev.DraftChosen, ev.ClaimProven, ev.PlayerOut, ev.Blocked):
         assert seen.get(kind.__name__, 0) > 10, kind.__name__
+
+
+def test_records_are_followed_as_the_events_they_stand_for() -> None:
+    """``follow_records`` (events as (class, *fields) tuples, as an engine may keep
+    them unbuilt) gives the vectors ``follow`` gives from the built events."""
+    rng = random.Random(2)
+    for players, variant, draft in SETUPS[::3]:
+        game = Game.new(players, rng.getrandbits(32), variant, draft)
+        built, recorded = Observations(players, variant), Observations(players, variant)
+        records: list[tuple] = []
+        while not game.over:
+            records += [(type(e), *attrs.astuple(e, recurse=False))
+                        for e in game.events[len(records):]]
+            built.follow(game.events)
+            recorded.follow_records(records)
+            for seat in range(players):
+                request = game.request if game.legal(seat) else None
+                assert recorded.vector(seat, request) == built.vector(seat, request)
+            seat = next(s for s in game.request.seats if game.legal(s))  # type: ignore[union-attr]
+            game.decide(seat, rng.choice(game.legal(seat)))
 
 
 def test_a_vector_is_a_new_buffer_that_later_events_leave_alone() -> None:

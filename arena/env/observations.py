@@ -25,7 +25,10 @@ exchanged cards of that seat; an examined card to its examiner).
 from __future__ import annotations
 
 from collections.abc import Callable
+from operator import attrgetter
 from typing import Any, Final
+
+import attrs
 
 from arena.engine import events as ev
 from arena.engine.cards import MAX_PLAYERS
@@ -136,12 +139,21 @@ class Observations:
 
     def follow(self, events: list[Any]) -> None:
         """Take in ``events[self.followed:]``, the game's new events."""
-        route = _HANDLERS.get
+        route = _EVENT_HANDLERS.get
         for event in events[self.followed:]:
-            handler = route(type(event))
-            if handler is not None:
-                handler(self, event)
+            found = route(type(event))
+            if found is not None:
+                found[0](self, found[1](event))
         self.followed = len(events)
+
+    def follow_records(self, records: list[tuple[Any, ...]]) -> None:
+        """As ``follow``, from the events as records: (event class, *fields)."""
+        route = _HANDLERS.get
+        for record in records[self.followed:]:
+            handler = route(record[0])
+            if handler is not None:
+                handler(self, record)
+        self.followed = len(records)
 
     def vector(self, me: int, request: Any) -> bytearray:
         """The observation of seat ``me``, asked ``request`` (None: nothing)."""
@@ -221,129 +233,135 @@ class Observations:
                 del known[seat]
                 self._knowing -= 1
 
-    # -- the events (as state.State's handlers) -------------------------------
+    # -- the events (as state.State's handlers), as records ---------------------
 
-    def _started(self, e: ev.GameStarted) -> None:
-        n = self.players
-        influence = 1 if e.draft else 2
+    def _started(self, r: tuple[Any, ...]) -> None:
+        _, n, variant, draft, _, coins, court = r
+        influence = 1 if draft else 2
         self.influence = [influence] * n
-        self._game = encoding._GAMES.get((n, self.variant, e.draft)) or encoding._game_block(
-            n, self.variant, e.draft)
-        self._court_changed(e.court_size)
+        self._game = encoding._GAMES.get((n, variant, draft)) or encoding._game_block(
+            n, variant, draft)
+        self._court_changed(court)
         for seat in range(n):
-            key = (True, e.coins[seat], influence, (), (), False)
+            key = (True, coins[seat], influence, (), (), False)
             block = _SLOTS.get(key)
             if block is None:
                 block = _remember(_SLOTS, key, encoding._slot(*key, None))
             self._slots[seat * _SLOT_BYTES:(seat + 1) * _SLOT_BYTES] = block
 
-    def _dealt(self, e: ev.CardsDealt) -> None:
-        if e.cards is not None:
-            self._hold(e.seat, tuple(e.cards))
+    def _dealt(self, r: tuple[Any, ...]) -> None:
+        _, seat, cards = r
+        if cards is not None:
+            self._hold(seat, tuple(cards))
 
-    def _draft_offered(self, e: ev.DraftOffered) -> None:
-        if e.cards is not None:
-            self.draft_piles[e.seat] = tuple(e.cards)
+    def _draft_offered(self, r: tuple[Any, ...]) -> None:
+        _, seat, cards = r
+        if cards is not None:
+            self.draft_piles[seat] = tuple(cards)
 
-    def _draft_chosen(self, e: ev.DraftChosen) -> None:
-        s = e.seat
-        influence = self.influence[s] = self.influence[s] + 1
-        self._values[_SLOT * s + _INFLUENCE] = influence / 2
-        if e.card is not None:
-            self.set_aside[s] = _without(self.draft_piles[s], e.card)
-            self._hold(s, self.hands[s] + (e.card,))
+    def _draft_chosen(self, r: tuple[Any, ...]) -> None:
+        _, seat, card = r
+        influence = self.influence[seat] = self.influence[seat] + 1
+        self._values[_SLOT * seat + _INFLUENCE] = influence / 2
+        if card is not None:
+            self.set_aside[seat] = _without(self.draft_piles[seat], card)
+            self._hold(seat, self.hands[seat] + (card,))
 
-    def _turn_started(self, e: ev.TurnStarted) -> None:
+    def _turn_started(self, r: tuple[Any, ...]) -> None:
+        _, turn, seat = r
         values, current = self._values, self.current
         if current is not None:
             values[_SLOT * current + _CURRENT] = 0.0
-        current = self.current = e.seat
-        values[_SLOT * current + _CURRENT] = 1.0
-        turn = self.turn = e.turn
+        self.current = seat
+        values[_SLOT * seat + _CURRENT] = 1.0
+        self.turn = turn
         self._head = self._game_court + (_TURN[turn] if turn <= 100 else _TURN[100])
         self.chain = None
         self._tails = self._no_tails
 
-    def _action(self, e: ev.ActionDeclared) -> None:
-        self.chain = [e.seat, _ACTION[e.action], e.target, None, None]
+    def _action(self, r: tuple[Any, ...]) -> None:
+        _, seat, action, target, claim = r
+        self.chain = [seat, _ACTION[action], target, None, None]
         self._tails = [None] * self.players
-        if e.claim is not None:
-            self._claimed(e.seat, e.claim)
+        if claim is not None:
+            self._claimed(seat, claim)
 
-    def _coins(self, e: ev.CoinsChanged) -> None:
-        coins = e.coins
-        self._values[_SLOT * e.seat + _COINS] = _COIN_VALUES[coins if coins < 12 else 12]
+    def _coins(self, r: tuple[Any, ...]) -> None:
+        _, seat, _, coins, _ = r
+        self._values[_SLOT * seat + _COINS] = _COIN_VALUES[coins if coins < 12 else 12]
 
-    def _proven(self, e: ev.ClaimProven) -> None:
-        s = e.seat
+    def _proven(self, r: tuple[Any, ...]) -> None:
+        _, seat, character = r
         self._court_changed(self.court + 1)  # shuffled into the Court; a "drew" follows
-        self._hold(s, _without(self.hands[s], e.character))
+        self._hold(seat, _without(self.hands[seat], character))
         if self._knowing:
-            self._forget(s, e.character)
+            self._forget(seat, character)
 
-    def _drew(self, e: ev.CardDrawn) -> None:
-        s = e.seat
+    def _drew(self, r: tuple[Any, ...]) -> None:
+        _, seat, card = r
         self._court_changed(self.court - 1)
-        self._new_card(s)
-        if e.card is not None:
-            self._hold(s, self.hands[s] + (e.card,))
+        self._new_card(seat)
+        if card is not None:
+            self._hold(seat, self.hands[seat] + (card,))
 
-    def _blocked(self, e: ev.Blocked) -> None:
+    def _blocked(self, r: tuple[Any, ...]) -> None:
+        _, blocker, character, _ = r
         chain = self.chain
         if chain is not None:
-            chain[3], chain[4] = e.blocker, e.character
+            chain[3], chain[4] = blocker, character
             self._tails = [None] * self.players
-        self._claimed(e.blocker, e.character)
+        self._claimed(blocker, character)
 
-    def _lost(self, e: ev.InfluenceLost) -> None:
-        s = e.seat
-        i = _CARD[e.card]
-        counts = self.face_up[s]
+    def _lost(self, r: tuple[Any, ...]) -> None:
+        _, seat, card = r
+        i = _CARD[card]
+        counts = self.face_up[seat]
         count = counts[i] = counts[i] + 1
-        values, start = self._values, _SLOT * s
+        values, start = self._values, _SLOT * seat
         values[start + _FACE_UP + i] = _FACE_UP_VALUES[count if count < 2 else 2]
-        influence = self.influence[s] = max(0, self.influence[s] - 1)
+        influence = self.influence[seat] = max(0, self.influence[seat] - 1)
         values[start + _INFLUENCE] = influence / 2
-        self._hold(s, _without(self.hands[s], e.card))
+        self._hold(seat, _without(self.hands[seat], card))
         if self._knowing:
-            self._forget(s, e.card)
+            self._forget(seat, card)
 
-    def _out(self, e: ev.PlayerOut) -> None:
-        s = e.seat
-        self.influence[s] = 0
-        values, start = self._values, _SLOT * s
+    def _out(self, r: tuple[Any, ...]) -> None:
+        seat = r[1]
+        self.influence[seat] = 0
+        values, start = self._values, _SLOT * seat
         values[start + _ALIVE] = 0.0
         values[start + _INFLUENCE] = 0.0
 
-    def _exchange_drawn(self, e: ev.ExchangeDrawn) -> None:
-        s = e.seat
-        self._court_changed(self.court - e.count)
-        self._new_card(s)
+    def _exchange_drawn(self, r: tuple[Any, ...]) -> None:
+        _, seat, count, cards = r
+        self._court_changed(self.court - count)
+        self._new_card(seat)
         if self._knowing:
-            self._forget(s)
-        if e.cards is not None:
-            self._hold(s, self.hands[s] + tuple(e.cards))
+            self._forget(seat)
+        if cards is not None:
+            self._hold(seat, self.hands[seat] + tuple(cards))
 
-    def _exchange_returned(self, e: ev.ExchangeReturned) -> None:
-        s = e.seat
-        self._court_changed(self.court + e.count)
-        if e.cards is not None:
-            hand = self.hands[s]
-            for card in e.cards:
+    def _exchange_returned(self, r: tuple[Any, ...]) -> None:
+        _, seat, count, cards = r
+        self._court_changed(self.court + count)
+        if cards is not None:
+            hand = self.hands[seat]
+            for card in cards:
                 hand = _without(hand, card)
-            self._hold(s, hand)
+            self._hold(seat, hand)
 
-    def _examine_shown(self, e: ev.ExamineShown) -> None:
-        if e.card is not None:
-            known = self.known[e.examiner]
-            self._knowing += e.target not in known
-            known[e.target] = e.card
-        self._shown[e.target] = e.card
+    def _examine_shown(self, r: tuple[Any, ...]) -> None:
+        _, examiner, target, card = r
+        if card is not None:
+            known = self.known[examiner]
+            self._knowing += target not in known
+            known[target] = card
+        self._shown[target] = card
 
-    def _examine_decided(self, e: ev.ExamineDecided) -> None:
-        if not e.forced:
+    def _examine_decided(self, r: tuple[Any, ...]) -> None:
+        _, _, target, forced = r
+        if not forced:
             return
-        target = e.target
         self._court_changed(self.court + 1)  # the shown card goes back; a "drew" follows
         if self._knowing:
             self._forget(target)
@@ -352,8 +370,9 @@ class Observations:
             self._hold(target, _without(self.hands[target], shown))
 
 
-# By event type; the others change nothing a vector reads.
-_HANDLERS: Final[dict[type, Callable[[Observations, Any], None]]] = {
+# By event type, taking an event as a record (its class, then its fields in
+# order); the other types change nothing a vector reads.
+_HANDLERS: Final[dict[type, Callable[[Observations, tuple[Any, ...]], None]]] = {
     ev.GameStarted: Observations._started,
     ev.CardsDealt: Observations._dealt,
     ev.DraftOffered: Observations._draft_offered,
@@ -371,3 +390,7 @@ _HANDLERS: Final[dict[type, Callable[[Observations, Any], None]]] = {
     ev.ExamineShown: Observations._examine_shown,
     ev.ExamineDecided: Observations._examine_decided,
 }
+# The same, with what turns an event into its record.
+_EVENT_HANDLERS: Final = {
+    kind: (handler, attrgetter("__class__", *(field.name for field in attrs.fields(kind))))
+    for kind, handler in _HANDLERS.items()}
