@@ -114,7 +114,9 @@ class CoupEnv(AECEnv):
         self._seeds = random.Random()
         self._masks: list[dict[int, tuple[Any, np.ndarray, dict[int, Decision]]]] = [
             {} for _ in range(players)]
-        self._observed: tuple[int, dict[int, Decision]] | None = None
+        self._observed_seat = -1  # the seat observe() last looked up, until a decision
+        self._observed: dict[int, Decision] = {}  # its legal answers by action index
+        self._render_steps = render_mode == "human"
         self.game: Game | None = None
         self.game_seed: int | None = None
 
@@ -132,8 +134,10 @@ class CoupEnv(AECEnv):
         self.game_seed = self._seeds.getrandbits(64)
         game = self.game = Game.new(self.players, self.game_seed, self.variant, self.draft,
                                     self.turn_limit)
-        # Every seat's observation vector, following each event once.
+        # Every seat's observation vector, following each event once: as the
+        # engine's records if it keeps them (unbuilt events), else its events.
         self._observations = Observations(self.players, self.variant)
+        self._records: list[tuple[Any, ...]] | None = getattr(game, "records", None)
         self._states: list[State | None] = [None] * self.players  # state_of's, when asked
         self._seen = [0] * self.players  # events each of those has taken in
         self._rendered = 0
@@ -146,7 +150,7 @@ class CoupEnv(AECEnv):
         self.infos: dict[str, dict[str, Any]] = {agent: {} for agent in self.agents}
         self._skip_agent_selection = None
         self._rewarded = False
-        self._observed = None
+        self._observed_seat = -1
         self._select(game)
 
     def state_of(self, agent: str,
@@ -184,13 +188,19 @@ class CoupEnv(AECEnv):
         game = self.game
         assert game is not None
         observations = self._observations
-        events = game.events
-        if observations.followed != len(events):
-            observations.follow(events)
+        records = self._records
+        if records is None:
+            events = game.events
+            if observations.followed != len(events):
+                observations.follow(events)
+        elif observations.followed != len(records):
+            observations.follow_records(records)
         seat = self._seat[agent]
         legal = game.legal(seat)
         found = self._masks[seat].get(id(legal)) or self._legal_of(legal, seat)
-        self._observed = (seat, found[2])  # what step() will most likely be asked
+        # What step() will most likely be asked about (forgotten at each decision).
+        self._observed_seat = seat
+        self._observed = found[2]
         if self.info_lines and agent in self.infos:
             self.infos[agent]["lines"] = self.lines(agent)
         return {"observation": _frombuffer(observations.vector(seat, game.request if legal
@@ -224,25 +234,13 @@ class CoupEnv(AECEnv):
         game = self.game
         assert game is not None
         seat = self._seat[agent]
-        if action is None:
-            raise IllegalActionError(f"{agent} is in the game and must act: None is no action")
-        try:
-            index = action if type(action) is int else int(action)
-        except (TypeError, ValueError):
-            raise IllegalActionError(f"{agent}: {action!r} is not an action index") from None
-        observed = self._observed  # None after each decision: then it is not about now
-        decisions = (observed[1] if observed is not None and observed[0] == seat
-                     else self._legal_of(game.legal(seat), seat)[2])
-        decision = decisions.get(index)
-        if decision is None:
-            what = (encoding.describe_action(index) if 0 <= index < encoding.ACTION_COUNT
-                    else "out of range")
-            listed = ", ".join(f"{encoding.action_index(d, seat, self.players)} ({d.token})"
-                               for d in game.legal(seat))
-            raise IllegalActionError(f"{agent}: action {index} ({what}) is not legal now; "
-                                     f"legal: {listed}")
+        decision = ((self._observed if self._observed_seat == seat
+                     else self._legal_of(game.legal(seat), seat)[2]).get(action)
+                    if type(action) is int else None)
+        if decision is None:  # not an int listed as legal
+            decision = self._decision(agent, seat, action)
         self._cumulative_rewards[agent] = 0.0
-        self._observed = None
+        self._observed_seat = -1
         game.decide(seat, decision)
         if self._rewarded:  # rewards only come with placements: mostly nothing to clear
             self._clear_rewards()
@@ -259,8 +257,29 @@ class CoupEnv(AECEnv):
                 self.agent_selection = self.possible_agents[seats[0]]
             else:
                 self._select(game)
-        if self.render_mode == "human":
+        if self._render_steps:
             self.render()
+
+    def _decision(self, agent: str, seat: int, action: Any) -> Decision:
+        """The legal answer ``action`` stands for, when it is not an int listed as
+        legal: the one of its index if it is a number of another type (a numpy
+        int), else IllegalActionError."""
+        if action is None:
+            raise IllegalActionError(f"{agent} is in the game and must act: None is no action")
+        try:
+            index = int(action)
+        except (TypeError, ValueError):
+            raise IllegalActionError(f"{agent}: {action!r} is not an action index") from None
+        legal = self.game.legal(seat)  # type: ignore[union-attr]
+        decision = self._legal_of(legal, seat)[2].get(index)
+        if decision is None:
+            what = (encoding.describe_action(index) if 0 <= index < encoding.ACTION_COUNT
+                    else "out of range")
+            listed = ", ".join(f"{encoding.action_index(d, seat, self.players)} ({d.token})"
+                               for d in legal)
+            raise IllegalActionError(f"{agent}: action {index} ({what}) is not legal now; "
+                                     f"legal: {listed}")
+        return decision
 
     def _place_finished(self, game: Game) -> None:
         """Reward and terminate every seat whose place became known."""
