@@ -23,13 +23,14 @@ SETUPS = [(players, variant, draft) for players in range(2, 9)
           for draft in ((None, False) if players == 2 else (None,))]
 
 
-def _play(players: int, variant: str, draft: bool | None, seed: int,
+def _play(observations: Observations, variant: str, draft: bool | None, seed: int,
           seen: dict[str, int]) -> None:
     rng = random.Random(seed)
+    players = observations.players
     game = Game.new(players, seed, variant, draft)
     names = [f"seat_{seat}" for seat in range(players)]
     states = [State(seat, names, variant) for seat in range(players)]
-    observations = Observations(players, variant)
+    observations.restart()  # the last game's Observations, for this one
     followed = 0
     while True:
         for event in game.events[followed:]:
@@ -56,8 +57,9 @@ def _play(players: int, variant: str, draft: bool | None, seed: int,
 def test_the_kept_vectors_are_the_full_build_at_every_step() -> None:
     seen: dict[str, int] = {}
     for i, (players, variant, draft) in enumerate(SETUPS):
+        observations = Observations(players, variant)
         for game in range(12):
-            _play(players, variant, draft, 1000 * i + game, seen)
+            _play(observations, variant, draft, 1000 * i + game, seen)
     # The rare paths were taken: examined cards known, then forgotten;
     # exchanges; the draft; forced swaps after an Examine.
     assert seen["known"] > 50

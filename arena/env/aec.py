@@ -119,6 +119,7 @@ class CoupEnv(AECEnv):
         self._render_steps = render_mode == "human"
         self.game: Game | None = None
         self.game_seed: int | None = None
+        self._observations: Observations | None = None
 
     def observation_space(self, agent: str) -> gymnasium.spaces.Space:
         return self.observation_spaces[agent]
@@ -136,7 +137,10 @@ class CoupEnv(AECEnv):
                                     self.turn_limit)
         # Every seat's observation vector, following each event once: as the
         # engine's records if it keeps them (unbuilt events), else its events.
-        self._observations = Observations(self.players, self.variant)
+        if self._observations is None:
+            self._observations = Observations(self.players, self.variant)
+        else:
+            self._observations.restart()
         self._records: list[tuple[Any, ...]] | None = getattr(game, "records", None)
         self._states: list[State | None] = [None] * self.players  # state_of's, when asked
         self._seen = [0] * self.players  # events each of those has taken in

@@ -87,6 +87,14 @@ def _turn(turn: int) -> bytes:
     return encoding._TURN[turn] if 0 <= turn <= 100 else _number(min(turn, 100) / 100)
 
 
+def _game(players: int, variant: str, draft: bool) -> bytes:
+    block = encoding._GAMES.get((players, variant, draft))
+    if block is None:
+        block = encoding._GAMES[players, variant, draft] = encoding._game_block(
+            players, variant, draft)
+    return block
+
+
 def _cards(hand: tuple[str, ...], set_aside: tuple[str, ...]) -> bytes:
     block = _CARDS_HELD.get((hand, set_aside))
     if block is None:
@@ -106,6 +114,19 @@ class Observations:
     def __init__(self, players: int, variant: str) -> None:
         n = self.players = players
         self.variant = variant
+        # The slots' buffer, and views of it made once for all games.
+        self._slots = bytearray(n * _SLOT_BYTES)
+        slots = memoryview(self._slots)
+        self._values = slots.cast("f")  # the slots' numbers: seat s's are at 23 * s
+        self._from = [slots[seat * _SLOT_BYTES:] for seat in range(n)]  # seat me on
+        self._to = [slots[:seat * _SLOT_BYTES] for seat in range(n)]  # then the seats before
+        self._empty = encoding._EMPTY_SLOTS[MAX_PLAYERS - n]
+        self._no_tails = [self._empty + _NO_CHAIN] * n
+        self.restart()
+
+    def restart(self) -> None:
+        """Back to before a game's first event, for the next game."""
+        n = self.players
         self.followed = 0  # events taken in
         # What every seat sees alike, as far as the slots do not hold it.
         self.court = 0
@@ -124,17 +145,11 @@ class Observations:
         self._knowing = 0  # entries in all of known
         self._shown: list[str | None] = [None] * n  # the card each seat last showed
         # The blocks.
-        self._game = encoding._game_block(n, variant, False)
+        self._game = _game(n, self.variant, False)
         self._game_court = self._game + _court(0)
         self._head = self._game_court + _turn(0)
         self._cards = [_cards((), ())] * n
-        self._slots = bytearray(n * _SLOT_BYTES)
-        slots = memoryview(self._slots)
-        self._values = slots.cast("f")  # the slots' numbers: seat s's are at 23 * s
-        self._from = [slots[seat * _SLOT_BYTES:] for seat in range(n)]  # seat me on
-        self._to = [slots[:seat * _SLOT_BYTES] for seat in range(n)]  # then the seats before
-        self._empty = encoding._EMPTY_SLOTS[MAX_PLAYERS - n]
-        self._no_tails = [self._empty + _NO_CHAIN] * n
+        self._slots[:] = bytes(len(self._slots))
         self._tails: list[bytes | None] = self._no_tails  # the empty slots and the chain
 
     def follow(self, events: list[Any]) -> None:
@@ -239,8 +254,7 @@ class Observations:
         _, n, variant, draft, _, coins, court = r
         influence = 1 if draft else 2
         self.influence = [influence] * n
-        self._game = encoding._GAMES.get((n, variant, draft)) or encoding._game_block(
-            n, variant, draft)
+        self._game = _game(n, variant, draft)
         self._court_changed(court)
         for seat in range(n):
             key = (True, coins[seat], influence, (), (), False)
