@@ -175,7 +175,7 @@ class Observations:
         tail = self._tails[me]
         if tail is None:
             tail = self._tail(me)
-        if self.known[me]:
+        if self._knowing and self.known[me]:
             seats, before = self._seats_known(me), b""
         else:
             seats, before = self._from[me], self._to[me]
