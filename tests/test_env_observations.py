@@ -100,3 +100,50 @@ def test_a_vector_is_a_new_buffer_that_later_events_leave_alone() -> None:
     observations.follow(game.events)
     assert observations.vector(0, None) != kept
     assert first == kept
+
+
+class _RecordingList(list):
+    """A game's event list that also keeps each event as a record, as an engine
+    that builds its events only when read would keep them."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.records: list[tuple] = []
+
+    def append(self, event: object) -> None:
+        super().append(event)
+        self.records.append((type(event), *attrs.astuple(event, recurse=False)))
+
+
+class _RecordingGame(Game):
+    def __init__(self, *args, **kwargs) -> None:  # type: ignore[no-untyped-def]
+        super().__init__(*args, **kwargs)
+        self.events = _RecordingList()
+        self.records = self.events.records
+
+
+def test_the_env_follows_an_engines_records_when_it_keeps_them(monkeypatch) -> None:
+    """With ``Game.records`` (the events unbuilt, one list growing with the game),
+    the environment follows them instead of the events, to the same observations."""
+    from arena.env import CoupEnv, aec
+
+    for players, variant in ((2, "ambassador"), (5, "inquisitor")):
+        plain = CoupEnv(players=players, variant=variant)
+        monkeypatch.setattr(aec, "Game", _RecordingGame)
+        recording = CoupEnv(players=players, variant=variant)
+        recording.reset(seed=players)
+        monkeypatch.undo()
+        plain.reset(seed=players)
+        assert recording._records is recording.game.records and plain._records is None
+        rng = random.Random(players)
+        for agent in plain.agent_iter():
+            assert recording.agent_selection == agent
+            observation, _, terminated, truncated, _ = plain.last()
+            recorded = recording.last()[0]
+            assert recorded["observation"].tobytes() == observation["observation"].tobytes()
+            assert (recorded["action_mask"] == observation["action_mask"]).all()
+            mask = observation["action_mask"].nonzero()[0]
+            action = None if terminated or truncated else int(mask[rng.randrange(len(mask))])
+            plain.step(action)
+            recording.step(action)
+        assert recording._observations.followed == len(recording.game.events) > 20
