@@ -2,24 +2,29 @@
 
 ``Observations`` makes, for the training environment, the bytes that
 ``encoding.observation_bytes`` makes for an SDK bot from its ``State``,
-byte for byte (tests/test_env_observations.py compares them at every step
-of many games).  Instead of rebuilding each vector from a State, it keeps
-its blocks and changes only those an event touches:
+byte for byte (tests/test_env_observations.py compares them for every seat
+at every step of many games).  Instead of rebuilding each vector from a
+State, it keeps its blocks and changes only what an event touches:
 
 - the head (the game, the Court's size, the turn), made again when the
   Court or the turn changes;
 - each seat's own cards block (``hand``, ``set_aside``), made again when
   its hand changes;
 - the seat slots, in seat order, in one buffer (the slots of seat ``me``
-  and those clockwise from it are two slices of it): an event changes the
-  numbers it changes in place (a seat's coins, a face-up card, whose turn
-  it is), four bytes at a time;
+  and those clockwise from it are two slices of it): an event sets the
+  numbers it changes (a seat's coins, a face-up card, whose turn it is)
+  in place, one float32 at a time;
 - the action on the table, per observing seat, made again when it changes.
 
-What an event tells each seat follows ``state.State``'s handlers and
-``observer.view``: the engine's events go in unblanked, and a secret card
-only ever reaches the hand of the seat entitled to it (the dealt, drawn or
-exchanged cards of that seat; an examined card to its examiner).
+A vector joins those into a new bytearray: later events leave it alone.
+
+Events come in as records, ``(event class, *fields)`` tuples: ``follow``
+makes them from the engine's event objects, ``follow_records`` takes them
+as an engine that builds its events only when read may keep them.  What
+an event tells each seat follows ``state.State``'s handlers and
+``observer.view``: the events come in unblanked, and a secret card only
+ever reaches the seat entitled to it (a seat's own dealt, drawn and
+exchanged cards; an examined card its examiner and its holder).
 """
 
 from __future__ import annotations
