@@ -147,3 +147,32 @@ def test_the_env_follows_an_engines_records_when_it_keeps_them(monkeypatch) -> N
             plain.step(action)
             recording.step(action)
         assert recording._observations.followed == len(recording.game.events) > 20
+
+
+def test_each_observation_of_the_env_is_its_own_and_writable() -> None:
+    """Kept observations do not change as the game goes on, and writing to them
+    changes nothing the environment keeps (the mask is a copy of the cached one)."""
+    from arena.env import CoupEnv
+
+    def play(aec: CoupEnv) -> list[tuple[dict, bytes, bytes]]:
+        aec.reset(seed=9)
+        kept = []
+        for _agent in aec.agent_iter():
+            observation, _, terminated, truncated, _ = aec.last()
+            kept.append((observation, observation["observation"].tobytes(),
+                         observation["action_mask"].tobytes()))
+            mask = observation["action_mask"].nonzero()[0]
+            aec.step(None if terminated or truncated else int(mask[-1]))
+        return kept
+
+    aec = CoupEnv(players=3)
+    kept = play(aec)
+    assert len(kept) > 20
+    for observation, vector, mask in kept:  # as they were when given
+        assert observation["observation"].tobytes() == vector
+        assert observation["action_mask"].tobytes() == mask
+        observation["observation"][:] = 0.5
+        observation["action_mask"][:] = 1
+    again = play(aec)  # the same game: nothing the environment keeps was written to
+    assert [(vector, mask) for _, vector, mask in again] == [
+        (vector, mask) for _, vector, mask in kept]

@@ -15,7 +15,9 @@ in the referee.  Actions and observations are ``arena.sdk.encoding``'s:
   hidden state.  Each event is followed once for all seats
   (``observations.Observations``: the vectors' blocks, each made again
   when an event changes it; a secret card goes only to the seats
-  ``observer.view`` shows it to).
+  ``observer.view`` shows it to).  Each observation's arrays are its own
+  (a new vector, a copy of the cached mask), writable: a replay buffer may
+  keep them across steps, and a caller may write to them.
   ``state_of(agent)`` gives the whole SDK State of a seat, ``lines(agent)``
   its events as protocol lines; with ``info_lines=True`` they are in
   ``infos[agent]["lines"]``.
