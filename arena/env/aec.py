@@ -143,7 +143,7 @@ class CoupEnv(AECEnv):
             self._observations = Observations(self.players, self.variant)
         else:
             self._observations.restart()
-        self._records: list[tuple[Any, ...]] | None = getattr(game, "records", None)
+        self._records: list[tuple[type, tuple[Any, ...]]] | None = getattr(game, "records", None)
         self._states: list[State | None] = [None] * self.players  # state_of's, when asked
         self._seen = [0] * self.players  # events each of those has taken in
         self._rendered = 0

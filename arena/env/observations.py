@@ -18,9 +18,10 @@ State, it keeps its blocks and changes only what an event touches:
 
 A vector joins those into a new bytearray: later events leave it alone.
 
-Events come in as records, ``(event class, *fields)`` tuples: ``follow``
-makes them from the engine's event objects, ``follow_records`` takes them
-as an engine that builds its events only when read may keep them.  What
+Each event comes in as its fields, in order: ``follow`` reads them from
+the engine's event objects, ``follow_records`` takes them from records,
+``(event class, fields)`` pairs, as an engine that builds its events only
+when read may keep them.  What
 an event tells each seat follows ``state.State``'s handlers and
 ``observer.view``: the events come in unblanked, and a secret card only
 ever reaches the seat entitled to it (a seat's own dealt, drawn and
@@ -166,13 +167,13 @@ class Observations:
                 found[0](self, found[1](event))
         self.followed = len(events)
 
-    def follow_records(self, records: list[tuple[Any, ...]]) -> None:
-        """As ``follow``, from the events as records: (event class, *fields)."""
+    def follow_records(self, records: list[tuple[type, tuple[Any, ...]]]) -> None:
+        """As ``follow``, from the events as records: (event class, its fields)."""
         route = _HANDLERS.get
-        for record in records[self.followed:]:
-            handler = route(record[0])
+        for kind, fields in records[self.followed:]:
+            handler = route(kind)
             if handler is not None:
-                handler(self, record)
+                handler(self, fields)
         self.followed = len(records)
 
     def vector(self, me: int, request: Any) -> bytearray:
@@ -253,10 +254,10 @@ class Observations:
                 del known[seat]
                 self._knowing -= 1
 
-    # -- the events (as state.State's handlers), as records ---------------------
+    # -- the events (as state.State's handlers), each as its fields ----------------
 
-    def _started(self, r: tuple[Any, ...]) -> None:
-        _, n, variant, draft, _, coins, court = r
+    def _started(self, fields: tuple[Any, ...]) -> None:
+        n, variant, draft, _, coins, court = fields
         influence = 1 if draft else 2
         self.influence = [influence] * n
         self._game = _game(n, variant, draft)
@@ -268,26 +269,26 @@ class Observations:
                 block = _remember(_SLOTS, key, encoding._slot(*key, None))
             self._slots[seat * _SLOT_BYTES:(seat + 1) * _SLOT_BYTES] = block
 
-    def _dealt(self, r: tuple[Any, ...]) -> None:
-        _, seat, cards = r
+    def _dealt(self, fields: tuple[Any, ...]) -> None:
+        seat, cards = fields
         if cards is not None:
             self._hold(seat, tuple(cards))
 
-    def _draft_offered(self, r: tuple[Any, ...]) -> None:
-        _, seat, cards = r
+    def _draft_offered(self, fields: tuple[Any, ...]) -> None:
+        seat, cards = fields
         if cards is not None:
             self.draft_piles[seat] = tuple(cards)
 
-    def _draft_chosen(self, r: tuple[Any, ...]) -> None:
-        _, seat, card = r
+    def _draft_chosen(self, fields: tuple[Any, ...]) -> None:
+        seat, card = fields
         influence = self.influence[seat] = self.influence[seat] + 1
         self._values[_SLOT * seat + _INFLUENCE] = influence / 2
         if card is not None:
             self.set_aside[seat] = _without(self.draft_piles[seat], card)
             self._hold(seat, self.hands[seat] + (card,))
 
-    def _turn_started(self, r: tuple[Any, ...]) -> None:
-        _, turn, seat = r
+    def _turn_started(self, fields: tuple[Any, ...]) -> None:
+        turn, seat = fields
         values, current = self._values, self.current
         if current is not None:
             values[_SLOT * current + _CURRENT] = 0.0
@@ -298,41 +299,41 @@ class Observations:
         self.chain = None
         self._tails = self._no_tails
 
-    def _action(self, r: tuple[Any, ...]) -> None:
-        _, seat, action, target, claim = r
+    def _action(self, fields: tuple[Any, ...]) -> None:
+        seat, action, target, claim = fields
         self.chain = [seat, _ACTION[action], target, None, None]
         self._tails = [None] * self.players
         if claim is not None:
             self._claimed(seat, claim)
 
-    def _coins(self, r: tuple[Any, ...]) -> None:
-        _, seat, _, coins, _ = r
+    def _coins(self, fields: tuple[Any, ...]) -> None:
+        seat, _, coins, _ = fields
         self._values[_SLOT * seat + _COINS] = _COIN_VALUES[coins if coins < 12 else 12]
 
-    def _proven(self, r: tuple[Any, ...]) -> None:
-        _, seat, character = r
+    def _proven(self, fields: tuple[Any, ...]) -> None:
+        seat, character = fields
         self._court_changed(self.court + 1)  # shuffled into the Court; a "drew" follows
         self._hold(seat, _without(self.hands[seat], character))
         if self._knowing:
             self._forget(seat, character)
 
-    def _drew(self, r: tuple[Any, ...]) -> None:
-        _, seat, card = r
+    def _drew(self, fields: tuple[Any, ...]) -> None:
+        seat, card = fields
         self._court_changed(self.court - 1)
         self._new_card(seat)
         if card is not None:
             self._hold(seat, self.hands[seat] + (card,))
 
-    def _blocked(self, r: tuple[Any, ...]) -> None:
-        _, blocker, character, _ = r
+    def _blocked(self, fields: tuple[Any, ...]) -> None:
+        blocker, character, _ = fields
         chain = self.chain
         if chain is not None:
             chain[3], chain[4] = blocker, character
             self._tails = [None] * self.players
         self._claimed(blocker, character)
 
-    def _lost(self, r: tuple[Any, ...]) -> None:
-        _, seat, card = r
+    def _lost(self, fields: tuple[Any, ...]) -> None:
+        seat, card = fields
         i = _CARD[card]
         counts = self.face_up[seat]
         count = counts[i] = counts[i] + 1
@@ -344,15 +345,15 @@ class Observations:
         if self._knowing:
             self._forget(seat, card)
 
-    def _out(self, r: tuple[Any, ...]) -> None:
-        seat = r[1]
+    def _out(self, fields: tuple[Any, ...]) -> None:
+        seat = fields[0]
         self.influence[seat] = 0
         values, start = self._values, _SLOT * seat
         values[start + _ALIVE] = 0.0
         values[start + _INFLUENCE] = 0.0
 
-    def _exchange_drawn(self, r: tuple[Any, ...]) -> None:
-        _, seat, count, cards = r
+    def _exchange_drawn(self, fields: tuple[Any, ...]) -> None:
+        seat, count, cards = fields
         self._court_changed(self.court - count)
         self._new_card(seat)
         if self._knowing:
@@ -360,8 +361,8 @@ class Observations:
         if cards is not None:
             self._hold(seat, self.hands[seat] + tuple(cards))
 
-    def _exchange_returned(self, r: tuple[Any, ...]) -> None:
-        _, seat, count, cards = r
+    def _exchange_returned(self, fields: tuple[Any, ...]) -> None:
+        seat, count, cards = fields
         self._court_changed(self.court + count)
         if cards is not None:
             hand = self.hands[seat]
@@ -369,16 +370,16 @@ class Observations:
                 hand = _without(hand, card)
             self._hold(seat, hand)
 
-    def _examine_shown(self, r: tuple[Any, ...]) -> None:
-        _, examiner, target, card = r
+    def _examine_shown(self, fields: tuple[Any, ...]) -> None:
+        examiner, target, card = fields
         if card is not None:
             known = self.known[examiner]
             self._knowing += target not in known
             known[target] = card
         self._shown[target] = card
 
-    def _examine_decided(self, r: tuple[Any, ...]) -> None:
-        _, _, target, forced = r
+    def _examine_decided(self, fields: tuple[Any, ...]) -> None:
+        _, target, forced = fields
         if not forced:
             return
         self._court_changed(self.court + 1)  # the shown card goes back; a "drew" follows
@@ -389,8 +390,8 @@ class Observations:
             self._hold(target, _without(self.hands[target], shown))
 
 
-# By event type, taking an event as a record (its class, then its fields in
-# order); the other types change nothing a vector reads.
+# By event type, taking an event's fields in order (as a record holds them);
+# the other types change nothing a vector reads.
 _HANDLERS: Final[dict[type, Callable[[Observations, tuple[Any, ...]], None]]] = {
     ev.GameStarted: Observations._started,
     ev.CardsDealt: Observations._dealt,
@@ -411,5 +412,5 @@ _HANDLERS: Final[dict[type, Callable[[Observations, tuple[Any, ...]], None]]] = 
 }
 # The same, with what turns an event into its record.
 _EVENT_HANDLERS: Final = {
-    kind: (handler, attrgetter("__class__", *(field.name for field in attrs.fields(kind))))
+    kind: (handler, attrgetter(*(field.name for field in attrs.fields(kind))))
     for kind, handler in _HANDLERS.items()}
