@@ -14,7 +14,8 @@ State, it keeps its blocks and changes only what an event touches:
   and those clockwise from it are two slices of it): an event sets the
   numbers it changes (a seat's coins, a face-up card, whose turn it is)
   in place, one float32 at a time;
-- the action on the table, per observing seat, made again when it changes.
+- the action on the table as each seat sees it, looked up (all seats at
+  once, from a cache shared by all games) when it changes.
 
 A vector joins those into a new bytearray: later events leave it alone.
 
@@ -108,6 +109,26 @@ def _cards(hand: tuple[str, ...], set_aside: tuple[str, ...]) -> bytes:
     return block
 
 
+# The tail of each observing seat's vector (the empty slots past the last
+# seat, then the action on the table as that seat sees it), by chain.
+_TAILS: dict[tuple[Any, ...], tuple[bytes, ...]] = {}
+
+
+def _tails(chain: tuple[Any, ...]) -> tuple[bytes, ...]:
+    n, actor, action, target, blocker, block_claim = chain
+    empty, action_hot = encoding._EMPTY_SLOTS[MAX_PLAYERS - n], _ACTION_HOT[action]
+    claim_hot = _NO_CARD if block_claim is None else _CARD_HOT[_CARD[block_claim]]
+    tails = tuple(b"".join((
+        empty, action_hot, _SLOT_HOT[(actor - me) % n],
+        _NO_SLOT if target is None else _SLOT_HOT[(target - me) % n],
+        _NO_SLOT if blocker is None else _SLOT_HOT[(blocker - me) % n], claim_hot))
+        for me in range(n))
+    if len(_TAILS) >= 20_000:  # some hundreds in practice
+        _TAILS.clear()
+    _TAILS[chain] = tails
+    return tails
+
+
 class Observations:
     """The observation vectors of every seat of one game (see the module docstring).
 
@@ -127,7 +148,7 @@ class Observations:
         self._from = [slots[seat * _SLOT_BYTES:] for seat in range(n)]  # seat me on
         self._to = [slots[:seat * _SLOT_BYTES] for seat in range(n)]  # then the seats before
         self._empty = encoding._EMPTY_SLOTS[MAX_PLAYERS - n]
-        self._no_tails = [self._empty + _NO_CHAIN] * n
+        self._no_tails = (self._empty + _NO_CHAIN,) * n
         self.restart()
 
     def restart(self) -> None:
@@ -141,8 +162,9 @@ class Observations:
         self.influence = [2] * n
         self.face_up = [[0] * len(_CARD) for _ in range(n)]  # count of each card
         self.claims = [[0] * len(_CARD) for _ in range(n)]  # count since the last new card
-        # The action on the table: actor, action's index, target, blocker, block claim.
-        self.chain: list[Any] | None = None
+        # The action on the table: players, actor, action's index, target, blocker,
+        # block claim.
+        self.chain: tuple[Any, ...] | None = None
         # What each seat alone knows.
         self.hands: list[tuple[str, ...]] = [()] * n
         self.draft_piles: list[tuple[str, ...]] = [()] * n
@@ -156,7 +178,7 @@ class Observations:
         self._head = self._game_court + _turn(0)
         self._cards = [_cards((), ())] * n
         self._slots[:] = bytes(len(self._slots))
-        self._tails: list[bytes | None] = self._no_tails  # the empty slots and the chain
+        self._tails = self._no_tails  # per observing seat, the empty slots and the chain
 
     def follow(self, events: list[Any]) -> None:
         """Take in ``events[self.followed:]``, the game's new events."""
@@ -179,8 +201,6 @@ class Observations:
     def vector(self, me: int, request: Any) -> bytearray:
         """The observation of seat ``me``, asked ``request`` (None: nothing)."""
         tail = self._tails[me]
-        if tail is None:
-            tail = self._tail(me)
         if self._knowing and self.known[me]:
             seats, before = self._seats_known(me), b""
         else:
@@ -213,16 +233,6 @@ class Observations:
                 memoryview(block).cast("f")[_KNOWN + _CARD[card]] = 1.0
             blocks.append(block)
         return b"".join(blocks)
-
-    def _tail(self, me: int) -> bytes:
-        actor, action, target, blocker, block_claim = self.chain  # type: ignore[misc]
-        n = self.players
-        tail = self._tails[me] = b"".join((
-            self._empty, _ACTION_HOT[action], _SLOT_HOT[(actor - me) % n],
-            _NO_SLOT if target is None else _SLOT_HOT[(target - me) % n],
-            _NO_SLOT if blocker is None else _SLOT_HOT[(blocker - me) % n],
-            _NO_CARD if block_claim is None else _CARD_HOT[_CARD[block_claim]]))
-        return tail
 
     def _hold(self, seat: int, hand: tuple[str, ...]) -> None:
         self.hands[seat] = hand
@@ -301,8 +311,8 @@ class Observations:
 
     def _action(self, fields: tuple[Any, ...]) -> None:
         seat, action, target, claim = fields
-        self.chain = [seat, _ACTION[action], target, None, None]
-        self._tails = [None] * self.players
+        chain = self.chain = (self.players, seat, _ACTION[action], target, None, None)
+        self._tails = _TAILS.get(chain) or _tails(chain)
         if claim is not None:
             self._claimed(seat, claim)
 
@@ -328,8 +338,8 @@ class Observations:
         blocker, character, _ = fields
         chain = self.chain
         if chain is not None:
-            chain[3], chain[4] = blocker, character
-            self._tails = [None] * self.players
+            chain = self.chain = chain[:4] + (blocker, character)
+            self._tails = _TAILS.get(chain) or _tails(chain)
         self._claimed(blocker, character)
 
     def _lost(self, fields: tuple[Any, ...]) -> None:
