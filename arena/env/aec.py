@@ -104,7 +104,6 @@ class CoupEnv(AECEnv):
         self.render_mode = render_mode
         self.possible_agents = [f"seat_{seat}" for seat in range(players)]
         self._seat = {agent: seat for seat, agent in enumerate(self.possible_agents)}
-        self._viewers = (SPECTATOR, *range(players))
         observation = gymnasium.spaces.Dict({
             "observation": gymnasium.spaces.Box(0.0, 1.0, (encoding.OBSERVATION_SIZE,),
                                                 np.float32),
@@ -118,7 +117,6 @@ class CoupEnv(AECEnv):
             {} for _ in range(players)]
         self._observed_seat = -1  # the seat observe() last looked up, until a decision
         self._observed: dict[int, Decision] = {}  # its legal answers by action index
-        self._render_steps = render_mode == "human"
         self.game: Game | None = None
         self.game_seed: int | None = None
         self._observations: Observations | None = None
@@ -263,7 +261,7 @@ class CoupEnv(AECEnv):
                 self.agent_selection = self.possible_agents[seats[0]]
             else:
                 self._select(game)
-        if self._render_steps:
+        if self.render_mode == "human":
             self.render()
 
     def _decision(self, agent: str, seat: int, action: Any) -> Decision:
