@@ -180,3 +180,31 @@ def test_each_observation_of_the_env_is_its_own_and_writable() -> None:
     again = play(aec)  # the same game: nothing the environment keeps was written to
     assert [(vector, mask) for _, vector, mask in again] == [
         (vector, mask) for _, vector, mask in kept]
+
+
+def test_an_env_copied_or_pickled_mid_game_goes_on_alike() -> None:
+    """Observations hold views of their buffer, which neither copy nor pickle:
+    they are made again, over the copy's own buffer."""
+    import copy
+    import pickle
+
+    from arena.env import CoupEnv
+
+    aec = CoupEnv(players=4, variant="inquisitor")
+    aec.reset(seed=4)
+    rng = random.Random(4)
+    for _ in range(30):  # into the game
+        observation, _, terminated, _, _ = aec.last()
+        mask = observation["action_mask"].nonzero()[0]
+        aec.step(None if terminated else int(mask[rng.randrange(len(mask))]))
+    copies = [copy.deepcopy(aec), pickle.loads(pickle.dumps(aec))]
+    for agent in aec.agent_iter():
+        observation, _, terminated, truncated, _ = aec.last()
+        for other in copies:
+            assert other.agent_selection == agent
+            assert other.last()[0]["observation"].tobytes() == observation["observation"].tobytes()
+        mask = observation["action_mask"].nonzero()[0]
+        action = None if terminated or truncated else int(mask[rng.randrange(len(mask))])
+        for env_ in (aec, *copies):
+            env_.step(action)
+    assert all(not other.agents for other in copies)

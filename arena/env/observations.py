@@ -143,13 +143,28 @@ class Observations:
         self.variant = variant
         # The slots' buffer, and views of it made once for all games.
         self._slots = bytearray(n * _SLOT_BYTES)
-        slots = memoryview(self._slots)
-        self._values = slots.cast("f")  # the slots' numbers: seat s's are at 23 * s
-        self._from = [slots[seat * _SLOT_BYTES:] for seat in range(n)]  # seat me on
-        self._to = [slots[:seat * _SLOT_BYTES] for seat in range(n)]  # then the seats before
+        self._view_slots()
         self._empty = encoding._EMPTY_SLOTS[MAX_PLAYERS - n]
         self._no_tails = (self._empty + _NO_CHAIN,) * n
         self.restart()
+
+    def _view_slots(self) -> None:
+        slots = memoryview(self._slots)
+        self._values = slots.cast("f")  # the slots' numbers: seat s's are at 23 * s
+        n = self.players
+        self._from = [slots[seat * _SLOT_BYTES:] for seat in range(n)]  # seat me on
+        self._to = [slots[:seat * _SLOT_BYTES] for seat in range(n)]  # then the seats before
+
+    # Copied and pickled without the views (memoryviews are neither), made again.
+    def __getstate__(self) -> dict[str, Any]:
+        state = self.__dict__.copy()
+        for name in ("_values", "_from", "_to"):
+            del state[name]
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self._view_slots()
 
     def restart(self) -> None:
         """Back to before a game's first event, for the next game."""
