@@ -285,6 +285,31 @@ class CoupEnv(AECEnv):
                                      f"legal: {listed}")
         return decision
 
+    def _was_dead_step(self, action: Any) -> None:
+        # AECEnv._was_dead_step, the same steps, in fewer operations (it runs for
+        # every seat that goes out): the seat stepping is terminated (step()
+        # checked), and _skip_agent_selection always exists (reset() sets it).
+        if action is not None:
+            raise ValueError("when an agent is dead, the only valid action is None")
+        agent = self.agent_selection
+        terminations, truncations = self.terminations, self.truncations
+        del terminations[agent], truncations[agent], self.rewards[agent]
+        del self._cumulative_rewards[agent], self.infos[agent]
+        self.agents.remove(agent)
+        for other in self.agents:  # the next seat out steps next
+            if terminations[other] or truncations[other]:
+                if self._skip_agent_selection is None:
+                    self._skip_agent_selection = agent
+                self.agent_selection = other
+                break
+        else:
+            if self._skip_agent_selection is not None:
+                self.agent_selection = self._skip_agent_selection
+            self._skip_agent_selection = None
+        rewards = self.rewards
+        for other in rewards:
+            rewards[other] = 0
+
     def _place_finished(self, game: Game) -> None:
         """Reward and terminate every seat whose place became known."""
         n = self.players
