@@ -83,15 +83,15 @@ _FACE_UP_VALUES: Final = _count_values(0.5, 2)  # index: min(count, 2)
 _CLAIM_VALUES: Final = _count_values(1 / 3, 3)  # index: min(count, 3)
 
 
+_TURN: Final = encoding._TURN
+
+
 def _court(size: int) -> bytes:
     return encoding._COURT[size] if 0 <= size <= 20 else _number(min(size, 20) / 20)
 
 
-_TURN: Final = encoding._TURN
-
-
 def _turn(turn: int) -> bytes:
-    return encoding._TURN[turn] if 0 <= turn <= 100 else _number(min(turn, 100) / 100)
+    return _TURN[turn] if 0 <= turn <= 100 else _number(min(turn, 100) / 100)
 
 
 def _game(players: int, variant: str, draft: bool) -> bytes:
@@ -114,7 +114,7 @@ def _cards(hand: tuple[str, ...], set_aside: tuple[str, ...]) -> bytes:
 _TAILS: dict[tuple[Any, ...], tuple[bytes, ...]] = {}
 
 
-def _tails(chain: tuple[Any, ...]) -> tuple[bytes, ...]:
+def _tails_of(chain: tuple[Any, ...]) -> tuple[bytes, ...]:
     n, actor, action, target, blocker, block_claim = chain
     empty, action_hot = encoding._EMPTY_SLOTS[MAX_PLAYERS - n], _ACTION_HOT[action]
     claim_hot = _NO_CARD if block_claim is None else _CARD_HOT[_CARD[block_claim]]
@@ -327,7 +327,7 @@ class Observations:
     def _action(self, fields: tuple[Any, ...]) -> None:
         seat, action, target, claim = fields
         chain = self.chain = (self.players, seat, _ACTION[action], target, None, None)
-        self._tails = _TAILS.get(chain) or _tails(chain)
+        self._tails = _TAILS.get(chain) or _tails_of(chain)
         if claim is not None:
             self._claimed(seat, claim)
 
@@ -354,7 +354,7 @@ class Observations:
         chain = self.chain
         if chain is not None:
             chain = self.chain = chain[:4] + (blocker, character)
-            self._tails = _TAILS.get(chain) or _tails(chain)
+            self._tails = _TAILS.get(chain) or _tails_of(chain)
         self._claimed(blocker, character)
 
     def _lost(self, fields: tuple[Any, ...]) -> None:
