@@ -12,9 +12,12 @@ in the referee.  Actions and observations are ``arena.sdk.encoding``'s:
 - observation: ``{"observation": Box(0, 1, (267,), float32), "action_mask":
   Box(0, 1, (87,), int8)}``: what ``encoding.observation`` computes for an
   SDK bot in that seat from its protocol lines, never from the engine's
-  hidden state.  Each event is followed once: its public part in a
-  spectator's SDK ``State``, what a seat alone sees of it (its own cards,
-  through ``observer.view``) in that seat's ``State.apply_private``.
+  hidden state.  Each event is followed once for all seats
+  (``observations.Observations``: the vectors' blocks, each made again
+  when an event changes it; a secret card goes only to the seats
+  ``observer.view`` shows it to).  Each observation's arrays are its own
+  (a new vector, a copy of the cached mask), writable: a replay buffer may
+  keep them across steps, and a caller may write to them.
   ``state_of(agent)`` gives the whole SDK State of a seat, ``lines(agent)``
   its events as protocol lines; with ``info_lines=True`` they are in
   ``infos[agent]["lines"]``.
@@ -44,29 +47,19 @@ from pettingzoo import AECEnv
 from arena.engine.cards import DEFAULT_VARIANT, MAX_PLAYERS, MIN_PLAYERS, VARIANTS
 from arena.engine.decisions import Decision
 from arena.engine.game import Game
-from arena.engine.observer import SECRET_EVENT_TYPES, SPECTATOR, seat_views, view
+from arena.engine.observer import SPECTATOR, view
 from arena.engine.rules import DEFAULT_TURN_LIMIT
+from arena.env.observations import Observations
 from arena.protocol.codec import encode_event, seat_seed
 from arena.sdk import encoding
-from arena.sdk.state import PRIVATE_HANDLERS, State
+from arena.sdk.state import State
 from arena.transcript import Transcript
 
 Reward = Callable[[int, int], float]
 
-# Looked up once, not at every observation (some 3 % of a random game's time).
-_observation_bytes: Final = encoding.observation_bytes
+# Looked up once, not at every observation.
 _frombuffer: Final = np.frombuffer
 _FLOAT32: Final = np.float32
-
-# How ``_follow`` takes in an event, by type: None, skipped (no observation
-# reads it); (secret, handler): into the public State, and into each seat's
-# own through ``handler`` (``State.apply_private``'s, called directly), each
-# its own view when ``secret``; any other type, into the public State only.
-_PUBLIC_ONLY: Final = (False, None)
-_ROUTES: Final[dict[type, tuple[bool, Callable[[State, Any], None]] | None]] = {
-    **dict.fromkeys(encoding.UNOBSERVED_EVENT_TYPES),
-    **{kind: (kind in SECRET_EVENT_TYPES, handler) for kind, handler in PRIVATE_HANDLERS.items()},
-}
 
 
 class IllegalActionError(ValueError):
@@ -111,7 +104,6 @@ class CoupEnv(AECEnv):
         self.render_mode = render_mode
         self.possible_agents = [f"seat_{seat}" for seat in range(players)]
         self._seat = {agent: seat for seat, agent in enumerate(self.possible_agents)}
-        self._viewers = (SPECTATOR, *range(players))
         observation = gymnasium.spaces.Dict({
             "observation": gymnasium.spaces.Box(0.0, 1.0, (encoding.OBSERVATION_SIZE,),
                                                 np.float32),
@@ -121,10 +113,13 @@ class CoupEnv(AECEnv):
         self.action_spaces = {agent: gymnasium.spaces.Discrete(encoding.ACTION_COUNT)
                               for agent in self.possible_agents}
         self._seeds = random.Random()
-        self._masks: dict[tuple[int, int], tuple[Any, np.ndarray, dict[int, Decision]]] = {}
-        self._observed: tuple[Any, int, dict[int, Decision]] = ((), -1, {})
+        self._masks: list[dict[int, tuple[Any, np.ndarray, dict[int, Decision]]]] = [
+            {} for _ in range(players)]
+        self._observed_seat = -1  # the seat observe() last looked up, until a decision
+        self._observed: dict[int, Decision] = {}  # its legal answers by action index
         self.game: Game | None = None
         self.game_seed: int | None = None
+        self._observations: Observations | None = None
 
     def observation_space(self, agent: str) -> gymnasium.spaces.Space:
         return self.observation_spaces[agent]
@@ -140,13 +135,13 @@ class CoupEnv(AECEnv):
         self.game_seed = self._seeds.getrandbits(64)
         game = self.game = Game.new(self.players, self.game_seed, self.variant, self.draft,
                                     self.turn_limit)
-        names = self.possible_agents
-        # What observations are made of, following each event once: the public
-        # part in a spectator's State (which skips the events no observation
-        # reads), each seat's own cards in its own (``State.apply_private``).
-        self._public = State(SPECTATOR, names, self.variant)
-        self._private = [State(seat, names, self.variant) for seat in range(self.players)]
-        self._followed = 0  # events taken in by those
+        # Every seat's observation vector, following each event once: as the
+        # engine's records if it keeps them (unbuilt events), else its events.
+        if self._observations is None:
+            self._observations = Observations(self.players, self.variant)
+        else:
+            self._observations.restart()
+        self._records: list[tuple[type, tuple[Any, ...]]] | None = getattr(game, "records", None)
         self._states: list[State | None] = [None] * self.players  # state_of's, when asked
         self._seen = [0] * self.players  # events each of those has taken in
         self._rendered = 0
@@ -159,6 +154,7 @@ class CoupEnv(AECEnv):
         self.infos: dict[str, dict[str, Any]] = {agent: {} for agent in self.agents}
         self._skip_agent_selection = None
         self._rewarded = False
+        self._observed_seat = -1
         self._select(game)
 
     def state_of(self, agent: str,
@@ -186,27 +182,6 @@ class CoupEnv(AECEnv):
         """Every event of this game so far as protocol lines, as ``agent`` sees them."""
         return [encode_event(event) for event in self.state_of(agent).history]
 
-    def _follow(self, events: list[Any]) -> None:
-        """Take the new events into the public State and each seat's own."""
-        public, private = self._public, self._private
-        apply, route_of = public.apply, _ROUTES.get
-        for event in events[self._followed:]:
-            route = route_of(type(event), _PUBLIC_ONLY)
-            if route is _PUBLIC_ONLY:  # mostly
-                apply(event)
-            elif route is not None:
-                secret, take_private = route
-                if secret:
-                    spectator, *seen = seat_views(event, self._viewers)
-                    apply(spectator)
-                    for state, mine in zip(private, seen, strict=True):
-                        take_private(state, mine)
-                else:
-                    apply(event)
-                    for state in private:
-                        take_private(state, event)
-        self._followed = len(events)
-
     def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
         # AECEnv.last, a call shorter: it is asked once a step.
         agent = self.agent_selection
@@ -216,35 +191,43 @@ class CoupEnv(AECEnv):
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         game = self.game
         assert game is not None
-        events = game.events
-        if self._followed != len(events):
-            self._follow(events)
+        observations = self._observations
+        records = self._records
+        if records is None:
+            events = game.events
+            if observations.followed != len(events):
+                observations.follow(events)
+        elif observations.followed != len(records):
+            observations.follow_records(records)
         seat = self._seat[agent]
         legal = game.legal(seat)
-        vector = _observation_bytes(self._private[seat], game.request if legal else None,
-                                    public=self._public)
+        found = self._masks[seat].get(id(legal)) or self._legal_of(legal, seat)
+        # What step() will most likely be asked about (forgotten at each decision).
+        self._observed_seat = seat
+        self._observed = found[2]
         if self.info_lines and agent in self.infos:
             self.infos[agent]["lines"] = self.lines(agent)
-        found = self._masks.get((id(legal), seat)) or self._legal_of(legal, seat)
-        self._observed = (legal, seat, found[2])  # what step() will most likely be asked
-        return {"observation": _frombuffer(vector, _FLOAT32), "action_mask": found[1].copy()}
+        return {"observation": _frombuffer(observations.vector(seat, game.request if legal
+                                                               else None), _FLOAT32),
+                "action_mask": found[1].copy()}
 
     def _legal_of(self, legal: tuple[Decision, ...],
                   seat: int) -> tuple[Any, np.ndarray, dict[int, Decision]]:
         """(legal, its action mask, index -> decision), made once per list of answers.
 
-        The engine shares its lists of legal answers, so they are keyed by id;
-        the cache keeps each list alive, so that its id stays its own.
+        The engine shares its lists of legal answers, so they are keyed by id
+        (one dict per seat, as targets are relative); the cache keeps each
+        list alive, so that its id stays its own.
         """
-        key = (id(legal), seat)
-        found = self._masks.get(key)
+        masks = self._masks[seat]
+        found = masks.get(id(legal))
         if found is None:
-            if len(self._masks) > 50_000:
-                self._masks.clear()
+            if len(masks) > 20_000:
+                masks.clear()
             indices = encoding.legal_indices(legal, seat, self.players)
             mask = np.zeros(encoding.ACTION_COUNT, np.int8)
             mask[indices] = 1
-            found = self._masks[key] = (legal, mask, dict(zip(indices, legal, strict=True)))
+            found = masks[id(legal)] = (legal, mask, dict(zip(indices, legal, strict=True)))
         return found
 
     def step(self, action: int | None) -> None:
@@ -255,25 +238,13 @@ class CoupEnv(AECEnv):
         game = self.game
         assert game is not None
         seat = self._seat[agent]
-        legal = game.legal(seat)
-        if action is None:
-            raise IllegalActionError(f"{agent} is in the game and must act: None is no action")
-        try:
-            index = action if type(action) is int else int(action)
-        except (TypeError, ValueError):
-            raise IllegalActionError(f"{agent}: {action!r} is not an action index") from None
-        observed = self._observed
-        decisions = (observed[2] if observed[0] is legal and observed[1] == seat
-                     else self._legal_of(legal, seat)[2])
-        decision = decisions.get(index)
-        if decision is None:
-            what = (encoding.describe_action(index) if 0 <= index < encoding.ACTION_COUNT
-                    else "out of range")
-            listed = ", ".join(f"{encoding.action_index(d, seat, self.players)} ({d.token})"
-                               for d in legal)
-            raise IllegalActionError(f"{agent}: action {index} ({what}) is not legal now; "
-                                     f"legal: {listed}")
+        decision = ((self._observed if self._observed_seat == seat
+                     else self._legal_of(game.legal(seat), seat)[2]).get(action)
+                    if type(action) is int else None)
+        if decision is None:  # not an int listed as legal
+            decision = self._decision(agent, seat, action)
         self._cumulative_rewards[agent] = 0.0
+        self._observed_seat = -1
         game.decide(seat, decision)
         if self._rewarded:  # rewards only come with placements: mostly nothing to clear
             self._clear_rewards()
@@ -292,6 +263,52 @@ class CoupEnv(AECEnv):
                 self._select(game)
         if self.render_mode == "human":
             self.render()
+
+    def _decision(self, agent: str, seat: int, action: Any) -> Decision:
+        """The legal answer ``action`` stands for, when it is not an int listed as
+        legal: the one of its index if it is a number of another type (a numpy
+        int), else IllegalActionError."""
+        if action is None:
+            raise IllegalActionError(f"{agent} is in the game and must act: None is no action")
+        try:
+            index = int(action)
+        except (TypeError, ValueError):
+            raise IllegalActionError(f"{agent}: {action!r} is not an action index") from None
+        legal = self.game.legal(seat)  # type: ignore[union-attr]
+        decision = self._legal_of(legal, seat)[2].get(index)
+        if decision is None:
+            what = (encoding.describe_action(index) if 0 <= index < encoding.ACTION_COUNT
+                    else "out of range")
+            listed = ", ".join(f"{encoding.action_index(d, seat, self.players)} ({d.token})"
+                               for d in legal)
+            raise IllegalActionError(f"{agent}: action {index} ({what}) is not legal now; "
+                                     f"legal: {listed}")
+        return decision
+
+    def _was_dead_step(self, action: Any) -> None:
+        # AECEnv._was_dead_step, the same steps, in fewer operations (it runs for
+        # every seat that goes out): the seat stepping is terminated (step()
+        # checked), and _skip_agent_selection always exists (reset() sets it).
+        if action is not None:
+            raise ValueError("when an agent is dead, the only valid action is None")
+        agent = self.agent_selection
+        terminations, truncations = self.terminations, self.truncations
+        del terminations[agent], truncations[agent], self.rewards[agent]
+        del self._cumulative_rewards[agent], self.infos[agent]
+        self.agents.remove(agent)
+        for other in self.agents:  # the next seat out steps next
+            if terminations[other] or truncations[other]:
+                if self._skip_agent_selection is None:
+                    self._skip_agent_selection = agent
+                self.agent_selection = other
+                break
+        else:
+            if self._skip_agent_selection is not None:
+                self.agent_selection = self._skip_agent_selection
+            self._skip_agent_selection = None
+        rewards = self.rewards
+        for other in rewards:
+            rewards[other] = 0
 
     def _place_finished(self, game: Game) -> None:
         """Reward and terminate every seat whose place became known."""

@@ -73,6 +73,11 @@ class OrderEnforcingWrapper(PettingZooOrderEnforcingWrapper):
             raise _before_reset("agent_selection")
         return self.env.last(observe)
 
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
+        super().reset(seed=seed, options=options)
+        # From now on last() checks nothing: the environment's own, a call shorter.
+        self.last = self.env.last  # type: ignore[method-assign]
+
     def __str__(self) -> str:
         # PettingZoo's names its own class, not subclasses, by the environment's name.
         return str(self.env) if hasattr(self, "metadata") else repr(self)

@@ -56,7 +56,6 @@ from array import array
 from collections.abc import Sequence
 from typing import Any, Final
 
-from arena.engine import events as ev
 from arena.engine.cards import ALL_CARDS, MAX_PLAYERS
 from arena.engine.decisions import REQUEST_KINDS, Decision
 from arena.sdk.state import State
@@ -180,21 +179,15 @@ def observation(state: State, request: Any = None) -> list[float]:
     return array(_FLOAT32, observation_bytes(state, request)).tolist()
 
 
-def observation_bytes(state: State, request: Any = None, *,
-                      public: State | None = None) -> bytearray:
+def observation_bytes(state: State, request: Any = None) -> bytearray:
     """The observation as ``OBSERVATION_SIZE`` native float32 values, in a new
     bytearray (``numpy.frombuffer(..., numpy.float32)`` makes a writable array
     over it, without copying).
 
-    ``public``: a spectator's State (``seat=-1``) of the same game to read what
-    every seat sees alike from, when ``state`` follows only its seat's own
-    cards (``State.apply_private``).
-
     It is made of blocks (the game and your cards, each seat's slot, the
     action on the table) that recur from step to step: each is built once.
     """
-    if public is None:
-        public = state
+    public = state  # what every seat sees alike
     n = state.players
     me = state.seat
     game = _GAMES.get((n, state.variant, public.draft))
@@ -267,13 +260,6 @@ def _known_block(public: State, seat: int, card: str) -> bytes:
     return _slot(public.alive[seat], public.coins[seat], public.influence[seat],
                  public.face_up[seat], public.claims[seat], seat == public.current, card)
 
-
-# The events that change nothing an observation reads (a challenge and its
-# outcome, how the action ended, the placements): a caller that keeps a State
-# only to compute observations may skip them.
-UNOBSERVED_EVENT_TYPES: Final = frozenset({
-    ev.Challenged, ev.ClaimFailed, ev.ActionResolved, ev.ActionFailed, ev.Forfeited,
-    ev.GameOver})
 
 _SLOTS: dict[tuple[Any, ...], bytes] = {}
 _CARDS_HELD: dict[tuple[Any, ...], bytes] = {}

@@ -15,8 +15,7 @@ to them.
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Mapping
-from types import MappingProxyType
+from collections.abc import Callable
 from typing import Any, NamedTuple
 
 from arena.engine import events as ev
@@ -186,19 +185,6 @@ class State:
         if handler is not None:
             handler(self, event)
 
-    def apply_private(self, event: ev.Event) -> None:
-        """Take in only what ``event`` changes of what this seat alone knows (its
-        cards, what it saw of others' cards), and not the event into ``history``.
-
-        For a caller that follows the public part of a game once for all seats,
-        in a spectator's State (``seat=-1``) taking the same events with
-        ``apply``: this State's other fields are then not up to date.  Only
-        the events of ``PRIVATE_EVENT_TYPES`` change anything here.
-        """
-        handler = _PRIVATE_HANDLERS.get(type(event))
-        if handler is not None:
-            handler(self, event)
-
     def _started(self, e: ev.GameStarted) -> None:
         self.draft = e.draft
         self.first = e.first
@@ -207,8 +193,7 @@ class State:
         self.influence = ((1 if e.draft else 2),) * self.players
 
     # Handlers of the events that touch what this seat alone knows come in two
-    # parts: what every seat sees alike, then ``_mine_*`` for the rest (what
-    # ``apply_private`` runs).
+    # parts: what every seat sees alike, then ``_mine_*`` for the rest.
 
     def _mine_dealt(self, e: ev.CardsDealt) -> None:
         if e.seat == self.seat and e.cards is not None:
@@ -385,23 +370,3 @@ _HANDLERS: dict[type, Callable[[State, Any], None]] = {
     ev.ActionFailed: State._failed,
     ev.GameOver: State._game_over,
 }
-
-# The events that may touch what a seat alone knows (its cards, what it knows
-# of others'), and what of them touches it; the other events change only
-# what every seat sees alike.
-_PRIVATE_HANDLERS: dict[type, Callable[[State, Any], None]] = {
-    ev.CardsDealt: State._mine_dealt,
-    ev.DraftOffered: State._mine_draft_offered,
-    ev.DraftChosen: State._mine_draft_chosen,
-    ev.ClaimProven: State._mine_proven,
-    ev.CardDrawn: State._mine_drew,
-    ev.InfluenceLost: State._mine_lost,
-    ev.ExchangeDrawn: State._mine_exchange_drawn,
-    ev.ExchangeReturned: State._mine_exchange_returned,
-    ev.ExamineShown: State._mine_examine_shown,
-    ev.ExamineDecided: State._mine_examine_decided,
-}
-PRIVATE_EVENT_TYPES = frozenset(_PRIVATE_HANDLERS)
-# What ``apply_private`` calls, by event type: for a caller that follows many
-# seats at once and would rather skip its lookup.
-PRIVATE_HANDLERS: Mapping[type, Callable[[State, Any], None]] = MappingProxyType(_PRIVATE_HANDLERS)
