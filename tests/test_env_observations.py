@@ -4,7 +4,6 @@ each seat's SDK State, for every seat at every step."""
 
 from __future__ import annotations
 
-import functools
 import random
 
 import attrs
@@ -103,39 +102,15 @@ def test_a_vector_is_a_new_buffer_that_later_events_leave_alone() -> None:
     assert first == kept
 
 
-class _Records:
-    """A game's events as records, (class, fields) pairs: what an engine that
-    builds its events only when read may keep instead."""
+def test_the_env_follows_an_engines_records_when_it_keeps_them() -> None:
+    """The environment follows ``Game.event_fields`` (the events unbuilt, one list
+    growing with the game) instead of the events, to the same observations."""
+    from arena.env import CoupEnv
 
-    def __init__(self, game: Game) -> None:
-        self.game = game
-
-    def __len__(self) -> int:
-        return len(self.game.events)
-
-    def __getitem__(self, index: slice) -> list[tuple]:
-        return [(type(e), attrs.astuple(e, recurse=False)) for e in self.game.events[index]]
-
-
-class _RecordingGame(Game):
-    @functools.cached_property
-    def records(self) -> _Records:
-        return _Records(self)
-
-
-def test_the_env_follows_an_engines_records_when_it_keeps_them(monkeypatch) -> None:
-    """With ``Game.records`` (the events unbuilt, one list growing with the game),
-    the environment follows them instead of the events, to the same observations."""
-    from arena.env import CoupEnv, aec
-
-    # An engine that keeps records is taken as it is; else one that does, made here.
-    recording_game = Game if hasattr(Game, "records") else _RecordingGame
     for players, variant in ((2, "ambassador"), (5, "inquisitor")):
-        monkeypatch.setattr(aec, "Game", recording_game)
         recording = CoupEnv(players=players, variant=variant)
         recording.reset(seed=players)
-        monkeypatch.undo()
-        assert recording._records is recording.game.records
+        assert recording._records is recording.game.event_fields
         plain = CoupEnv(players=players, variant=variant)
         plain.reset(seed=players)
         plain._records = None  # this one follows the built events

@@ -168,8 +168,8 @@ class Game:
     __slots__ = (
         "players", "variant", "turn_limit", "_rules", "_action_lists", "_others",
         "_opportunity_requests", "_getrandbits", "hands", "revealed", "coins", "alive", "court",
-        "out_of_game", "_unbuilt", "_events", "history", "turn", "current", "request", "result",
-        "over", "_answers", "_waiting", "_offered", "_out_order", "_alive_mask", "_rule",
+        "out_of_game", "_event_fields", "_events", "history", "turn", "current", "request",
+        "result", "over", "_answers", "_waiting", "_offered", "_out_order", "_alive_mask", "_rule",
         "_target", "_blocker", "_block_claim", "_on_answers", "_then", "_drawn", "_piles",
         "_shown"
     )
@@ -192,12 +192,11 @@ class Game:
         self.alive: list[bool] = [True] * players
         self.court: list[str] = []  # top first
         self.out_of_game: list[str] = []
-        # The events, built when first read (see events): a game emits some 70,
-        # and building one costs more than the rules step that emits it.  Steps
-        # append (event class, (fields...)) directly: a helper method around
-        # append cost 3% of a random game.  Every event stays here (records),
-        # built or not.
-        self._unbuilt: list[tuple[type, tuple[Any, ...]]] = []
+        # The events as (event class, (fields...)), built when first read (see
+        # events): a game emits some 70, and building one costs more than the
+        # rules step that emits it.  Steps append directly: a helper method
+        # around append cost 3% of a random game.
+        self._event_fields: list[tuple[type, tuple[Any, ...]]] = []
         self._events: list[ev.Event] = []
         self.history: list[tuple[int, Decision | str]] = []  # decisions; str = a forfeit
         self.turn = 0  # turns started
@@ -293,7 +292,7 @@ class Game:
         if not 0 <= setup.first < players or not game.alive[setup.first]:
             raise SetupError(f"first seat {setup.first} is not a seat still in the game")
         game.current = setup.first
-        game._unbuilt.append((ev.GameStarted, (players, setup.variant, False, setup.first,
+        game._event_fields.append((ev.GameStarted, (players, setup.variant, False, setup.first,
                                                tuple(game.coins), len(game.court))))
         if sum(game.alive) == 1:
             game._finish(ev.LAST_PLAYER)  # already won: only one seat holds a card
@@ -305,13 +304,13 @@ class Game:
         players = self.players
         cards = list(_deck(self.variant, players))
         self._shuffle(cards)
-        unbuilt = self._unbuilt
-        unbuilt.append((ev.GameStarted, (players, self.variant, False, self.current,
-                                         tuple(self.coins), len(cards) - 2 * players)))
+        fields = self._event_fields
+        fields.append((ev.GameStarted, (players, self.variant, False, self.current,
+                                        tuple(self.coins), len(cards) - 2 * players)))
         for seat in range(players):  # two cards each from the top (the list's end)
             hand = [cards.pop(), cards.pop()]
             self.hands[seat] = hand
-            unbuilt.append((ev.CardsDealt, (seat, tuple(hand))))
+            fields.append((ev.CardsDealt, (seat, tuple(hand))))
         self.court = cards
         self._run(_step_start_turn)
 
@@ -321,12 +320,12 @@ class Game:
         self._shuffle(pile)
         self.hands = [[pile.pop()], [pile.pop()]]
         self.court = pile
-        self._unbuilt.append((ev.GameStarted, (2, self.variant, True, self.current,
+        self._event_fields.append((ev.GameStarted, (2, self.variant, True, self.current,
                                                tuple(self.coins), len(self.court))))
         self._piles = [list(characters(self.variant)) for _ in (0, 1)]
         for seat in (0, 1):
-            self._unbuilt.append((ev.CardsDealt, (seat, tuple(self.hands[seat]))))
-            self._unbuilt.append((ev.DraftOffered, (seat, tuple(self._piles[seat]))))
+            self._event_fields.append((ev.CardsDealt, (seat, tuple(self.hands[seat]))))
+            self._event_fields.append((ev.DraftOffered, (seat, tuple(self._piles[seat]))))
         self._ask(_request(DRAFT, (0, 1)), _DRAFT_CHOICES[self.variant], _resolve_draft)
 
     # -- the public interface ------------------------------------------------
@@ -338,21 +337,21 @@ class Game:
         The events are built on first read, so a game nobody watches (a random
         rollout, a benchmark) does not pay for them.
         """
-        records = self._unbuilt
+        fields = self._event_fields
         built = self._events
-        if len(built) != len(records):
+        if len(fields) > len(built):
             # A plain loop: a reader after each decision finds one or two events.
-            for event_class, fields in records[len(built):]:
-                built.append(event_class(*fields))
+            for event_class, values in fields[len(built):]:
+                built.append(event_class(*values))
         return built
 
     @property
-    def records(self) -> list[tuple[type, tuple[Any, ...]]]:
-        """Every event so far as ``(event class, fields)``, unbuilt, oldest first:
-        one list that grows as the game goes, what ``events`` is built from.  A
-        reader after every decision (the training environment) reads these and
-        builds no event."""
-        return self._unbuilt
+    def event_fields(self) -> list[tuple[type, tuple[Any, ...]]]:
+        """Every event so far as ``(event class, field values)``, oldest first: what
+        ``events`` builds each event from (``event_class(*values)``), for a reader
+        of every event that needs few of them built (the results site's replays).
+        The engine's own list: read it, never change it."""
+        return self._event_fields
 
     def legal(self, seat: int) -> tuple[Decision, ...]:
         """Every legal answer of ``seat`` to the current request (empty if not asked)."""
@@ -399,12 +398,12 @@ class Game:
         if not 0 <= seat < self.players or not self.alive[seat]:
             raise IllegalDecision(seat, "forfeit", "not a seat still in the game")
         self.history.append((seat, f"forfeit:{reason}"))
-        self._unbuilt.append((ev.Forfeited, (seat, reason)))
+        self._event_fields.append((ev.Forfeited, (seat, reason)))
         hand = self.hands[seat]
         while hand:
             card = hand.pop()
             self.revealed[seat].append(card)
-            self._unbuilt.append((ev.InfluenceLost, (seat, card)))
+            self._event_fields.append((ev.InfluenceLost, (seat, card)))
         self._eliminate(seat, reason)
         if self.over:
             return
@@ -549,11 +548,11 @@ class Game:
         i = hand.index(card)
         self._return_to_court((card,))
         hand[i] = new = self._draw()
-        self._unbuilt.append((ev.CardDrawn, (seat, new)))
+        self._event_fields.append((ev.CardDrawn, (seat, new)))
 
     def _set_coins(self, seat: int, delta: int, why: str) -> None:
         self.coins[seat] += delta
-        self._unbuilt.append((ev.CoinsChanged, (seat, delta, self.coins[seat], why)))
+        self._event_fields.append((ev.CoinsChanged, (seat, delta, self.coins[seat], why)))
 
     def _lose_influence(self, seat: int, then: Step) -> Step | None:
         if not self.alive[seat]:
@@ -568,7 +567,7 @@ class Game:
         self._out_order.append(seat)
         if self.coins[seat]:
             self._set_coins(seat, -self.coins[seat], "out")
-        self._unbuilt.append((ev.PlayerOut, (seat, reason)))
+        self._event_fields.append((ev.PlayerOut, (seat, reason)))
         mask = self._alive_mask
         if mask and not mask & (mask - 1):  # one seat left (one bit set)
             self._finish(ev.LAST_PLAYER)
@@ -595,12 +594,12 @@ class Game:
         self.over = True
         self.request = None
         self._waiting = self._offered = ()
-        self._unbuilt.append((ev.GameOver, (reason, self.turn, placements, winner)))
+        self._event_fields.append((ev.GameOver, (reason, self.turn, placements, winner)))
 
     def _fail(self, why: str) -> Step:
         rule = self._rule
         assert rule is not None
-        self._unbuilt.append((ev.ActionFailed, (self.current, rule.name, why)))
+        self._event_fields.append((ev.ActionFailed, (self.current, rule.name, why)))
         return _step_end_turn
 
     # -- legality ------------------------------------------------------------
@@ -704,7 +703,7 @@ def _step_start_turn(game: Game) -> Step | None:
         return None
     game.turn += 1
     game._rule = game._target = game._blocker = game._block_claim = None
-    game._unbuilt.append((ev.TurnStarted, (game.turn, game.current)))
+    game._event_fields.append((ev.TurnStarted, (game.turn, game.current)))
     game._ask(_ACTION_REQUESTS[game.current], game._legal_actions(game.current))
     return None
 
@@ -720,7 +719,7 @@ def _declare(game: Game, seat: int, decision: Decision) -> Step | None:
     rule = game._rules[decision.kind]
     game._rule = rule
     game._target = decision.target
-    game._unbuilt.append((ev.ActionDeclared, (seat, rule.name, decision.target, rule.claim)))
+    game._event_fields.append((ev.ActionDeclared, (seat, rule.name, decision.target, rule.claim)))
     if rule.cost:
         game._set_coins(seat, -rule.cost, "cost")
     if rule.claim is None:
@@ -739,15 +738,15 @@ def _resolve_action_challenge(game: Game) -> Step | None:
     challenger = game._first_answer(CHALLENGE)
     if challenger is None:
         return _step_block
-    game._unbuilt.append((ev.Challenged, (challenger, actor, rule.claim)))
+    game._event_fields.append((ev.Challenged, (challenger, actor, rule.claim)))
     if rule.claim in game.hands[actor]:
-        game._unbuilt.append((ev.ClaimProven, (actor, rule.claim)))
+        game._event_fields.append((ev.ClaimProven, (actor, rule.claim)))
         game._replace(actor, rule.claim)
         return game._lose_influence(challenger, _step_block)
-    game._unbuilt.append((ev.ClaimFailed, (actor, rule.claim)))
+    game._event_fields.append((ev.ClaimFailed, (actor, rule.claim)))
     if rule.cost:
         game._set_coins(actor, rule.cost, "refund")
-    game._unbuilt.append((ev.ActionFailed, (actor, rule.name, "challenged")))
+    game._event_fields.append((ev.ActionFailed, (actor, rule.name, "challenged")))
     return game._lose_influence(actor, _step_end_turn)
 
 
@@ -776,7 +775,7 @@ def _resolve_block(game: Game) -> Step | None:
     claim = game._answers[blocker].card
     assert claim is not None
     game._blocker, game._block_claim = blocker, claim
-    game._unbuilt.append((ev.Blocked, (blocker, claim, actor)))
+    game._event_fields.append((ev.Blocked, (blocker, claim, actor)))
     game._ask(game._challenge_request(blocker, claim), _CHALLENGE_CHOICES,
               _resolve_block_challenge)
     return None
@@ -794,12 +793,12 @@ def _resolve_block_challenge(game: Game) -> Step | None:
     challenger = game._first_answer(CHALLENGE)
     if challenger is None:
         return _block_stands
-    game._unbuilt.append((ev.Challenged, (challenger, blocker, claim)))
+    game._event_fields.append((ev.Challenged, (challenger, blocker, claim)))
     if claim in game.hands[blocker]:
-        game._unbuilt.append((ev.ClaimProven, (blocker, claim)))
+        game._event_fields.append((ev.ClaimProven, (blocker, claim)))
         game._replace(blocker, claim)
         return game._lose_influence(challenger, _block_stands)
-    game._unbuilt.append((ev.ClaimFailed, (blocker, claim)))
+    game._event_fields.append((ev.ClaimFailed, (blocker, claim)))
     return game._lose_influence(blocker, _step_resolve)
 
 
@@ -813,7 +812,7 @@ def _step_resolve(game: Game) -> Step | None:
     if target is not None and not game.alive[target]:
         return game._fail("target_out")
     name = rule.name
-    game._unbuilt.append((ev.ActionResolved, (actor, name, target)))
+    game._event_fields.append((ev.ActionResolved, (actor, name, target)))
     gain = _GAINS.get(name)
     if gain is not None:
         game._set_coins(actor, gain, name)
@@ -828,7 +827,7 @@ def _step_resolve(game: Game) -> Step | None:
     if name == EXCHANGE:
         n = min(EXCHANGE_DRAW[game.variant], len(game.court))
         game._drawn = [game._draw() for _ in range(n)]
-        game._unbuilt.append((ev.ExchangeDrawn, (actor, n, tuple(game._drawn))))
+        game._event_fields.append((ev.ExchangeDrawn, (actor, n, tuple(game._drawn))))
         game._ask(_request(KEEP, (actor,), actor, name), game._keep_choices(actor))
         return None
     if name == EXAMINE:
@@ -847,7 +846,7 @@ def _on_lose(game: Game, seat: int, decision: Decision) -> Step | None:
     assert card is not None
     game.hands[seat].remove(card)
     game.revealed[seat].append(card)
-    game._unbuilt.append((ev.InfluenceLost, (seat, card)))
+    game._event_fields.append((ev.InfluenceLost, (seat, card)))
     if not game.hands[seat]:
         game._eliminate(seat, "influence")
     then, game._then = game._then, None
@@ -876,7 +875,7 @@ def _on_keep(game: Game, seat: int, decision: Decision) -> Step | None:
         else:
             returned.append(card)
     game._drawn = []
-    game._unbuilt.append((ev.ExchangeReturned, (seat, len(returned), tuple(returned))))
+    game._event_fields.append((ev.ExchangeReturned, (seat, len(returned), tuple(returned))))
     game._return_to_court(returned)
     return _step_end_turn
 
@@ -888,7 +887,7 @@ def _on_show(game: Game, seat: int, decision: Decision) -> Step | None:
     if not game.alive[actor]:
         return game._fail("actor_out")
     game._shown = card
-    game._unbuilt.append((ev.ExamineShown, (actor, seat, card)))
+    game._event_fields.append((ev.ExamineShown, (actor, seat, card)))
     game._ask(_request(FORCE, (actor,), actor, EXAMINE, seat), _FORCE_CHOICES)
     return None
 
@@ -898,7 +897,7 @@ def _on_force(game: Game, seat: int, decision: Decision) -> Step | None:
     card = game._shown
     assert target is not None and card is not None
     forced = bool(decision.force) and game.alive[target]
-    game._unbuilt.append((ev.ExamineDecided, (seat, target, forced)))
+    game._event_fields.append((ev.ExamineDecided, (seat, target, forced)))
     if forced:
         game._replace(target, card)
     game._shown = None
@@ -913,7 +912,7 @@ def _resolve_draft(game: Game) -> Step | None:
             assert card is not None
             pile.remove(card)
             game.hands[seat].append(card)
-            game._unbuilt.append((ev.DraftChosen, (seat, card)))
+            game._event_fields.append((ev.DraftChosen, (seat, card)))
         game.out_of_game.extend(pile)
     game._piles = []
     return _step_start_turn

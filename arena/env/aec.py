@@ -135,13 +135,13 @@ class CoupEnv(AECEnv):
         self.game_seed = self._seeds.getrandbits(64)
         game = self.game = Game.new(self.players, self.game_seed, self.variant, self.draft,
                                     self.turn_limit)
-        # Every seat's observation vector, following each event once: as the
-        # engine's records if it keeps them (unbuilt events), else its events.
+        # Every seat's observation vector, following each event once, as the
+        # engine keeps it (Game.event_fields: no event built).
         if self._observations is None:
             self._observations = Observations(self.players, self.variant)
         else:
             self._observations.restart()
-        self._records: list[tuple[type, tuple[Any, ...]]] | None = getattr(game, "records", None)
+        self._records: list[tuple[type, tuple[Any, ...]]] | None = game.event_fields
         self._states: list[State | None] = [None] * self.players  # state_of's, when asked
         self._seen = [0] * self.players  # events each of those has taken in
         self._rendered = 0
