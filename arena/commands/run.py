@@ -390,10 +390,24 @@ def run(args: argparse.Namespace) -> int:
             return 130
         return 0
     finally:
-        # What bots wrote is theirs for a run; a worker that died could not remove its bots'.
-        shutil.rmtree(folder / "scratch", ignore_errors=True)
+        _remove_scratch(folder / "scratch")
         store.close()
 
+
+
+def _remove_scratch(scratch: Path) -> None:
+    """Every bot's scratch directory, and the folder once empty: what bots wrote is
+    theirs for a run, and a worker that died could not remove its bots'.  A file
+    beside them (a bot without --sandbox wrote it there) stays, for the host to see."""
+    try:
+        entries = list(os.scandir(scratch))
+    except OSError:
+        return
+    for entry in entries:
+        if entry.is_dir(follow_symlinks=False):
+            shutil.rmtree(entry.path, ignore_errors=True)
+    with contextlib.suppress(OSError):
+        scratch.rmdir()
 
 def _report(folder: Path, names: list[str], anchor: tuple[str, float] | None,
             out: Path | None = None, *, write: bool = True) -> None:
