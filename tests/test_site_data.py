@@ -603,3 +603,12 @@ def test_a_site_that_cannot_be_written_is_one_line(example: Path, tmp_path: Path
     assert main(["report", str(example), "--out", str(tmp_path / "file")]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "cannot write" in err and str(tmp_path / "file") in err
+
+
+def test_replay_calls_after_once_dealt_then_after_each_decision() -> None:
+    record = random_record(GameConfig(3), 4, faults=True)
+    seen: list[tuple[int, int]] = []
+    replay(record, after=lambda game: seen.append((len(game.history), len(game.events))))
+    assert [decisions for decisions, _ in seen] == list(range(len(record.decisions) + 1))
+    dealt = record.new_game()
+    assert seen[0] == (0, len(dealt.events)) and seen[0][1] > 0

@@ -124,12 +124,15 @@ def apply_decision(game: Game, seat: int, token: str) -> None:
 def replay(record: GameRecord, after: Callable[[Game], None] | None = None) -> Game:
     """Play the record's decisions again; ReplayError names the first one refused.
 
-    ``after``, if given, is called with the game after each decision (the
-    results site shows the game step by step)."""
+    ``after``, if given, is called with the game once dealt and again after
+    each decision (the results site shows the game step by step, the deal
+    first)."""
     try:
         game = record.new_game()
     except EngineError as exc:
         raise RecordError(f"the record's setup is refused: {exc}") from None
+    if after is not None:
+        after(game)
     for index, (seat, token) in enumerate(record.decisions):
         try:
             apply_decision(game, seat, token)

@@ -221,12 +221,11 @@ def _steps(record: GameRecord) -> tuple[list[ev.Event], list[int], list[Any]]:
     """The events, where each step ends, and what the game then waits for
     (``[kind, seats]``, or None once over): one step per batch of events a
     decision set off, the deal (everything before the first decision) first."""
-    first = record.new_game()
-    ends = [len(first.events)]
-    waits = [_waiting(first)]
+    ends: list[int] = []
+    waits: list[Any] = []
 
-    def after(game: Game) -> None:
-        if len(game.events) > ends[-1]:
+    def after(game: Game) -> None:  # called once dealt, then after each decision
+        if not ends or len(game.events) > ends[-1]:
             ends.append(len(game.events))
             waits.append(_waiting(game))
 
