@@ -111,14 +111,31 @@ class GameRecord:
         return Game.from_setup(self.setup)
 
 
+# Token -> the engine's own decision object, once seen among the legal answers:
+# a replay then parses no token twice, and the engine's check that a decision
+# is legal finds it by identity, not by attrs' __eq__.  Bounded (records are input).
+_DECISIONS: dict[str, Decision] = {}
+_DECISIONS_KEPT = 4096
+
+
 def apply_decision(game: Game, seat: int, token: str) -> None:
     """Play one of a record's decisions: an answer, a forfeit or the referee's stop."""
-    if token.startswith(_FORFEIT):
+    decision = _DECISIONS.get(token)
+    if decision is not None:
+        game.decide(seat, decision)
+    elif token.startswith(_FORFEIT):
         game.forfeit(seat, token[len(_FORFEIT):])
     elif token.startswith(STOP):
         game.stop(token[len(STOP):])
     else:
-        game.decide(seat, Decision.parse(token))
+        decision = Decision.parse(token)
+        for option in game.legal(seat):
+            if option == decision:
+                if len(_DECISIONS) >= _DECISIONS_KEPT:
+                    _DECISIONS.clear()
+                decision = _DECISIONS[token] = option
+                break
+        game.decide(seat, decision)
 
 
 def replay(record: GameRecord, after: Callable[[Game], None] | None = None) -> Game:
