@@ -109,7 +109,7 @@ def replay_json(record: GameRecord, game_id: str, line: dict[str, Any] | None = 
     omniscient_table, seat_tables = shown[0].table, [view.table for view in shown[1:]]
     texts: list[str] = []
     seen: list[list[str]] = [[] for _ in seats]  # '"index":event' where a seat's view differs
-    steps: list[list[Any]] = []
+    steps: list[str] = []  # each step's JSON text
     tables: list[list[str]] = [[] for _ in shown]
     turn, current = 0, -1
     start = 0
@@ -136,7 +136,7 @@ def replay_json(record: GameRecord, game_id: str, line: dict[str, Any] | None = 
                 if fold is not None:
                     for view_table in shown:
                         fold(view_table.table, event)
-        steps.append([end, turn, current, waiting])
+        steps.append(f"[{end},{turn},{current},{waiting}]")
         for view_table, out in zip(shown, tables, strict=True):
             out.append(view_table.step())
         start = end
@@ -156,8 +156,8 @@ def replay_json(record: GameRecord, game_id: str, line: dict[str, Any] | None = 
     parts = [_json(head)[:-1],
              ',"events":[', ",".join(texts),
              '],"seen":[', ",".join(["{" + ",".join(differs) + "}" for differs in seen]),
-             '],"steps":', _json(steps),
-             ',"tables":', _json(tables)]
+             '],"steps":[', ",".join(steps),
+             '],"tables":[', ",".join([_strings(texts) for texts in tables]), "]"]
     if line is not None:
         parts += [',"duration":', _json(line.get("duration"))]
     parts.append("}")
@@ -217,12 +217,12 @@ def _event_text(event: ev.Event) -> str:
     return text
 
 
-def _steps(record: GameRecord) -> tuple[list[ev.Event], list[int], list[Any]]:
+def _steps(record: GameRecord) -> tuple[list[ev.Event], list[int], list[str]]:
     """The events, where each step ends, and what the game then waits for
-    (``[kind, seats]``, or None once over): one step per batch of events a
+    (the JSON text of ``[kind, seats]``, or null once over): one step per batch of events a
     decision set off, the deal (everything before the first decision) first."""
     ends: list[int] = []
-    waits: list[Any] = []
+    waits: list[str] = []
 
     def after(game: Game) -> None:  # called once dealt, then after each decision
         if not ends or len(game.events) > ends[-1]:
@@ -236,7 +236,15 @@ def _steps(record: GameRecord) -> tuple[list[ev.Event], list[int], list[Any]]:
     return list(game.events), ends, waits
 
 
-def _waiting(game: Game) -> list[Any] | None:
-    # Public: every seat knows whose answer the game waits for.
+def _waiting(game: Game) -> str:
+    # Public: every seat knows whose answer the game waits for.  A request's
+    # kind is a plain word, its seats numbers: the JSON text is put together.
     request = game.request
-    return None if request is None else [request.kind, list(request.seats)]
+    if request is None:
+        return "null"
+    return f'["{request.kind}",[{",".join(map(str, request.seats))}]]'
+
+
+def _strings(texts: list[str]) -> str:
+    # A JSON list of table texts: letters, digits and ".;?" only, nothing to escape.
+    return '["' + '","'.join(texts) + '"]' if texts else "[]"
