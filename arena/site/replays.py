@@ -80,8 +80,13 @@ def _fields(kind: type) -> tuple[tuple[str, bool], ...]:
 
 def encode_seat(seat: Seat) -> str:
     """``coins.hand.revealed.drawn`` and ``.x`` if out: ``5.D?.C.`` ."""
+    return f"{seat.coins}.{_encode_cards(seat)}"
+
+
+def _encode_cards(seat: Seat) -> str:
+    # encode_seat after the coins: most events change only a seat's coins.
     letter = _LETTERS.__getitem__
-    text = (f"{seat.coins}.{''.join(map(letter, seat.hand))}."
+    text = (f"{''.join(map(letter, seat.hand))}."
             f"{''.join(map(letter, seat.revealed)) if seat.revealed else ''}."
             f"{''.join(map(letter, seat.drawn)) if seat.drawn else ''}")
     return text + ".x" if seat.out else text
@@ -101,7 +106,7 @@ def replay_json(record: GameRecord, game_id: str, line: dict[str, Any] | None = 
     pieces: each event's text is made once (and kept for the next games, where
     most events come again), every view's table is folded from the same pass
     (the observer's ``seat_views`` gives each seat its copy of an event with a
-    secret), and a table re-encodes only the seats an event touched."""
+    secret), and a table re-encodes only what an event touched."""
     events, ends, waits = _steps(record)
     players = len(events[0].coins) if events and isinstance(events[0], ev.GameStarted) else 0
     seats = list(range(players))
@@ -171,29 +176,40 @@ def _json(value: Any) -> str:
 
 class _ShownTable:
     """A view's table and its text after each step: a seat's part is encoded
-    again only when an event touched it; "" when nothing changed."""
+    again only when an event touched it (only its coins, when only they
+    changed); "" when nothing changed."""
 
-    __slots__ = ("table", "parts", "court", "last")
+    __slots__ = ("table", "parts", "cards", "court", "last")
 
     def __init__(self) -> None:
         self.table = Table()
-        self.parts: list[str] = []
+        self.parts: list[str] = []  # each seat's encode_seat
+        self.cards: list[str] = []  # and its part after the coins
         self.court = -1
         self.last: str | None = None
 
     def step(self) -> str:
         table = self.table
-        touched = table.touched
-        if not touched and table.court == self.court:
+        touched, coins_touched = table.touched, table.coins_touched
+        if not touched and not coins_touched and table.court == self.court:
             return ""
+        parts = self.parts
+        seats = table.seats
         if touched:
-            parts = self.parts
-            seats = table.seats
+            cards = self.cards
             if len(parts) != len(seats):
                 parts[:] = [""] * len(seats)
+                cards[:] = [""] * len(seats)
             for seat in touched:
-                parts[seat] = encode_seat(seats[seat])
+                shown = seats[seat]
+                text = cards[seat] = _encode_cards(shown)
+                parts[seat] = f"{shown.coins}.{text}"
             touched.clear()
+        if coins_touched:
+            cards = self.cards
+            for seat in coins_touched:
+                parts[seat] = f"{seats[seat].coins}.{cards[seat]}"
+            coins_touched.clear()
         self.court = table.court
         text = ";".join([str(table.court), *self.parts])
         if text == self.last:

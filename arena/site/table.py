@@ -32,14 +32,16 @@ class Seat:
 class Table:
     """Fold events into the table; ``seats`` and ``court`` are the state so far.
 
-    ``touched`` collects the seats whose row an event may have changed, for a
-    reader that shows the table after every step and re-encodes only those
-    (it empties the set itself)."""
+    ``touched`` collects the seats whose row an event may have changed, and
+    ``coins_touched`` those whose coins alone changed, for a reader that
+    shows the table after every step and re-encodes only those (it empties
+    the sets itself)."""
 
     def __init__(self) -> None:
         self.seats: list[Seat] = []
         self.court = 0
         self.touched: set[int] = set()
+        self.coins_touched: set[int] = set()
         self._draft = False
         self._replacing: dict[int, int | None] = {}  # seat -> hand slot awaiting a CardDrawn
         self._shown: dict[int, str | None] = {}  # examined target -> the card it showed
@@ -67,7 +69,7 @@ class Table:
 
     def _coins(self, event: ev.CoinsChanged) -> None:
         self.seats[event.seat].coins = event.coins
-        self.touched.add(event.seat)
+        self.coins_touched.add(event.seat)
 
     def _proven(self, event: ev.ClaimProven) -> None:
         self._return(event.seat, event.character)
