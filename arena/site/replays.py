@@ -258,7 +258,15 @@ def _waiting(game: Game) -> str:
     request = game.request
     if request is None:
         return "null"
-    return f'["{request.kind}",[{",".join(map(str, request.seats))}]]'
+    key = (request.kind, request.seats)
+    text = _WAITING.get(key)
+    if text is None:
+        text = _WAITING[key] = f'["{key[0]}",[{",".join(map(str, key[1]))}]]'
+    return text
+
+
+# (request kind, seats) -> that text: bounded by kinds x clockwise seat lists.
+_WAITING: dict[tuple[str, tuple[int, ...]], str] = {}
 
 
 def _strings(texts: list[str]) -> str:
