@@ -106,9 +106,12 @@ def replay_json(record: GameRecord, game_id: str, line: dict[str, Any] | None = 
     pieces: each event's text is made once (and kept for the next games, where
     most events come again), every view's table is folded from the same pass
     (the observer's ``seat_views`` gives each seat its copy of an event with a
-    secret), and a table re-encodes only what an event touched."""
+    secret), and a table re-encodes only what an event touched.  The engine's
+    events are read unbuilt (``Game.event_fields``); only those a table or
+    the observer reads are built."""
     events, ends, waits = _steps(record)
-    players = len(events[0].coins) if events and isinstance(events[0], ev.GameStarted) else 0
+    started = events[0][1] if events and events[0][0] is ev.GameStarted else None
+    players = started[0] if started else 0
     seats = list(range(players))
     shown = [_ShownTable() for _ in range(1 + players)]  # omniscient, then each seat
     omniscient_table, seat_tables = shown[0].table, [view.table for view in shown[1:]]
@@ -120,39 +123,42 @@ def replay_json(record: GameRecord, game_id: str, line: dict[str, Any] | None = 
     start = 0
     for end, waiting in zip(ends, waits, strict=True):
         for index in range(start, end):
-            event = events[index]
-            kind = type(event)
-            fold = FOLDS.get(kind)
-            text = _event_text(event)
+            unbuilt = events[index]
+            text = _TEXTS.get(unbuilt)
+            if text is None:
+                text = _unbuilt_text(unbuilt)
             texts.append(text)
+            kind, values = unbuilt
+            if kind is ev.TurnStarted:
+                turn, current = values
+                continue
+            fold = FOLDS.get(kind)
             if kind in observer.SECRET_EVENT_TYPES:
+                event = kind(*values)
                 if fold is not None:
                     fold(omniscient_table, event)
                 for seat, view in enumerate(observer.seat_views(event, seats)):
                     if view is not event:
-                        view_text = _event_text(view)
+                        view_text = _event_text(kind, view)
                         if view_text != text:
                             seen[seat].append(f'"{index}":{view_text}')
                     if fold is not None:
                         fold(seat_tables[seat], view)
-            else:
-                if kind is ev.TurnStarted:
-                    turn, current = event.turn, event.seat
-                if fold is not None:
-                    for view_table in shown:
-                        fold(view_table.table, event)
+            elif fold is not None:
+                event = kind(*values)
+                for view_table in shown:
+                    fold(view_table.table, event)
         steps.append(f"[{end},{turn},{current},{waiting}]")
         for view_table, out in zip(shown, tables, strict=True):
             out.append(view_table.step())
         start = end
     referee = record.referee
-    start_event = events[0] if events else None
     head = {
         "v": FORMAT_VERSION,
         "game": game_id,
         "names": referee.get("names") or [f"seat {s}" for s in seats],
-        "variant": getattr(start_event, "variant", None),
-        "draft": getattr(start_event, "draft", None),
+        "variant": started[1] if started else None,
+        "draft": started[2] if started else None,
         "seed": record.seed,
         "result": record.result,
         "faults": referee.get("faults") or [None] * players,
@@ -218,38 +224,49 @@ class _ShownTable:
         return text
 
 
-# An event's text, kept across games (the same events come again and again:
-# TurnStarted(5, 0), CoinsChanged(1, 1, 3, "income"), ...); bounded.
-_TEXTS: dict[ev.Event, str] = {}
+# An event's text by its class and field values, kept across games (the same
+# events come again and again: TurnStarted(5, 0), CoinsChanged(1, 1, 3,
+# "income"), ...); bounded.  A tuple of the class and plain values hashes in C,
+# an event through attrs' __hash__, in Python.
+_TEXTS: dict[tuple[type, tuple[Any, ...]], str] = {}
 _TEXTS_KEPT: Final = 10_000  # about 300 bytes each; 130 for 1,000 heads-up games
 
 
-def _event_text(event: ev.Event) -> str:
-    text = _TEXTS.get(event)
+def _unbuilt_text(unbuilt: tuple[type, tuple[Any, ...]]) -> str:
+    text = _TEXTS.get(unbuilt)
     if text is None:
         if len(_TEXTS) >= _TEXTS_KEPT:
             _TEXTS.clear()
-        text = _TEXTS[event] = _json(encode_event(event))
+        kind, values = unbuilt
+        text = _TEXTS[unbuilt] = _json(encode_event(kind(*values)))
     return text
 
 
-def _steps(record: GameRecord) -> tuple[list[ev.Event], list[int], list[str]]:
-    """The events, where each step ends, and what the game then waits for
-    (the JSON text of ``[kind, seats]``, or null once over): one step per batch of events a
-    decision set off, the deal (everything before the first decision) first."""
+def _event_text(kind: type, event: ev.Event) -> str:
+    """The text of ``event``, of class ``kind``, as ``_unbuilt_text`` gives it."""
+    return _unbuilt_text((kind, tuple([getattr(event, name) for name, _ in _fields(kind)])))
+
+
+def _steps(record: GameRecord) -> tuple[list[tuple[type, tuple[Any, ...]]], list[int],
+                                        list[str]]:
+    """The events unbuilt (``Game.event_fields``), where each step ends, and
+    what the game then waits for (the JSON text of ``[kind, seats]``, or null
+    once over): one step per batch of events a decision set off, the deal
+    (everything before the first decision) first."""
     ends: list[int] = []
     waits: list[str] = []
 
     def after(game: Game) -> None:  # called once dealt, then after each decision
-        if not ends or len(game.events) > ends[-1]:
-            ends.append(len(game.events))
+        count = len(game.event_fields)
+        if not ends or count > ends[-1]:
+            ends.append(count)
             waits.append(_waiting(game))
 
     game = replay(record, after=after)
     if ends[0] == 0:  # no events before the first decision (never for a dealt game)
         ends.pop(0)
         waits.pop(0)
-    return list(game.events), ends, waits
+    return game.event_fields, ends, waits
 
 
 def _waiting(game: Game) -> str:
