@@ -118,7 +118,6 @@ def replay_json(record: GameRecord, game_id: str, line: dict[str, Any] | None = 
     texts: list[str] = []
     seen: list[list[str]] = [[] for _ in seats]  # '"index":event' where a seat's view differs
     steps: list[str] = []  # each step's JSON text
-    tables: list[list[str]] = [[] for _ in shown]
     turn, current = 0, -1
     start = 0
     for end, waiting in zip(ends, waits, strict=True):
@@ -149,8 +148,8 @@ def replay_json(record: GameRecord, game_id: str, line: dict[str, Any] | None = 
                 for view_table in shown:
                     fold(view_table.table, event)
         steps.append(f"[{end},{turn},{current},{waiting}]")
-        for view_table, out in zip(shown, tables, strict=True):
-            out.append(view_table.step())
+        for view_table in shown:
+            view_table.step()
         start = end
     referee = record.referee
     head = {
@@ -168,7 +167,7 @@ def replay_json(record: GameRecord, game_id: str, line: dict[str, Any] | None = 
              ',"events":[', ",".join(texts),
              '],"seen":[', ",".join(["{" + ",".join(differs) + "}" for differs in seen]),
              '],"steps":[', ",".join(steps),
-             '],"tables":[', ",".join([_strings(texts) for texts in tables]), "]"]
+             '],"tables":[', ",".join([_strings(view.texts) for view in shown]), "]"]
     if line is not None:
         parts += [',"duration":', _json(line.get("duration"))]
     parts.append("}")
@@ -185,43 +184,48 @@ class _ShownTable:
     again only when an event touched it (only its coins, when only they
     changed); "" when nothing changed."""
 
-    __slots__ = ("table", "parts", "cards", "court", "last")
+    __slots__ = ("table", "parts", "cards", "court", "last", "texts")
 
     def __init__(self) -> None:
         self.table = Table()
-        self.parts: list[str] = []  # each seat's encode_seat
-        self.cards: list[str] = []  # and its part after the coins
+        self.parts: list[str] = [""]  # the Court's size, then each seat's encode_seat
+        self.cards: list[str] = []  # each seat's part after its coins
         self.court = -1
         self.last: str | None = None
+        self.texts: list[str] = []  # the table's text after each step
 
-    def step(self) -> str:
+    def step(self) -> None:
         table = self.table
         touched, coins_touched = table.touched, table.coins_touched
         if not touched and not coins_touched and table.court == self.court:
-            return ""
+            self.texts.append("")
+            return
         parts = self.parts
         seats = table.seats
         if touched:
             cards = self.cards
-            if len(parts) != len(seats):
-                parts[:] = [""] * len(seats)
+            if len(cards) != len(seats):
+                parts[1:] = [""] * len(seats)
                 cards[:] = [""] * len(seats)
             for seat in touched:
                 shown = seats[seat]
                 text = cards[seat] = _encode_cards(shown)
-                parts[seat] = f"{shown.coins}.{text}"
+                parts[seat + 1] = f"{shown.coins}.{text}"
             touched.clear()
         if coins_touched:
             cards = self.cards
             for seat in coins_touched:
-                parts[seat] = f"{seats[seat].coins}.{cards[seat]}"
+                parts[seat + 1] = f"{seats[seat].coins}.{cards[seat]}"
             coins_touched.clear()
-        self.court = table.court
-        text = ";".join([str(table.court), *self.parts])
+        if table.court != self.court:
+            self.court = table.court
+            parts[0] = str(table.court)
+        text = ";".join(parts)
         if text == self.last:
-            return ""
-        self.last = text
-        return text
+            self.texts.append("")
+        else:
+            self.last = text
+            self.texts.append(text)
 
 
 # An event's text by its class and field values, kept across games (the same
