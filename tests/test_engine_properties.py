@@ -144,6 +144,8 @@ def test_a_record_replays_to_the_same_game(case):
     config, seed = case
     game = play_randomly(config, seed)
     record = GameRecord.from_json(GameRecord.of(game, config, seed).to_json())
+    assert game.result is not None  # every field of the result, placements as a list
+    assert record.result == {**attrs.asdict(game.result), "placements": [*game.result.placements]}
     again = replay(record)
     assert again.events == game.events
     assert again.result == game.result

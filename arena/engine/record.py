@@ -21,7 +21,7 @@ import attrs
 
 from arena.engine.decisions import Decision, DecisionSyntaxError
 from arena.engine.errors import EngineError
-from arena.engine.game import STOP, Game, GameConfig, Setup
+from arena.engine.game import STOP, Game, GameConfig, Result, Setup
 from arena.files import write_whole
 
 FORMAT = "arena-game"
@@ -58,10 +58,7 @@ class GameRecord:
     def of(cls, game: Game, config: GameConfig | None = None, seed: int | None = None,
            setup: Setup | None = None, referee: dict[str, Any] | None = None) -> GameRecord:
         decisions = tuple((seat, d if isinstance(d, str) else d.token) for seat, d in game.history)
-        result = attrs.asdict(game.result) if game.result else None
-        if result:
-            result["placements"] = list(result["placements"])
-        return cls(decisions, config, seed, setup, result, referee or {})
+        return cls(decisions, config, seed, setup, _result_json(game.result), referee or {})
 
     def to_json(self) -> dict[str, Any]:
         data: dict[str, Any] = {"format": FORMAT, "version": VERSION}
@@ -150,21 +147,32 @@ def replay(record: GameRecord, after: Callable[[Game], None] | None = None) -> G
         raise RecordError(f"the record's setup is refused: {exc}") from None
     if after is not None:
         after(game)
+    known = _DECISIONS
     for index, (seat, token) in enumerate(record.decisions):
         try:
-            apply_decision(game, seat, token)
+            decision = known.get(token)  # apply_decision's first look, one call less
+            if decision is not None:
+                game.decide(seat, decision)
+            else:
+                apply_decision(game, seat, token)
         except (EngineError, DecisionSyntaxError) as exc:
             raise ReplayError(index, f"seat {seat} {token}: {exc}") from None
         if after is not None:
             after(game)
     if record.result is not None:
-        got = attrs.asdict(game.result) if game.result else None
-        if got:
-            got["placements"] = list(got["placements"])
+        got = _result_json(game.result)
         if got != record.result:
             raise RecordError(f"the decisions replay to {_describe(got)}, but the record says "
                               f"{_describe(record.result)}")
     return game
+
+
+def _result_json(result: Result | None) -> dict[str, Any] | None:
+    """A game's result as a record holds it (``attrs.asdict``, placements a list)."""
+    if result is None:
+        return None
+    return {"reason": result.reason, "turns": result.turns,
+            "placements": list(result.placements), "winner": result.winner}
 
 
 def _describe(result: Any) -> str:
