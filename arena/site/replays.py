@@ -29,7 +29,7 @@ from arena.engine import observer
 from arena.engine.cards import ALL_CARDS
 from arena.engine.game import Game
 from arena.engine.record import GameRecord, replay
-from arena.site.table import FOLDS, Seat, Table
+from arena.site.table import FOLDS, Seat, Table, fold_public
 
 FORMAT_VERSION: Final = 3  # a new version writes every replay again (3: several games a file)
 
@@ -114,7 +114,8 @@ def replay_json(record: GameRecord, game_id: str, line: dict[str, Any] | None = 
     players = started[0] if started else 0
     seats = list(range(players))
     shown = [_ShownTable() for _ in range(1 + players)]  # omniscient, then each seat
-    omniscient_table, seat_tables = shown[0].table, [view.table for view in shown[1:]]
+    every_table = [view.table for view in shown]
+    omniscient_table, seat_tables = every_table[0], every_table[1:]
     texts: list[str] = []
     seen: list[list[str]] = [[] for _ in seats]  # '"index":event' where a seat's view differs
     steps: list[str] = []  # each step's JSON text
@@ -131,8 +132,8 @@ def replay_json(record: GameRecord, game_id: str, line: dict[str, Any] | None = 
             if kind is ev.TurnStarted:
                 turn, current = values
                 continue
-            fold = FOLDS.get(kind)
             if kind in observer.SECRET_EVENT_TYPES:
+                fold = FOLDS.get(kind)
                 event = kind(*values)
                 if fold is not None:
                     fold(omniscient_table, event)
@@ -143,10 +144,8 @@ def replay_json(record: GameRecord, game_id: str, line: dict[str, Any] | None = 
                             seen[seat].append(f'"{index}":{view_text}')
                     if fold is not None:
                         fold(seat_tables[seat], view)
-            elif fold is not None:
-                event = kind(*values)
-                for view_table in shown:
-                    fold(view_table.table, event)
+            elif kind in FOLDS:
+                fold_public(every_table, kind, values)
         steps.append(f"[{end},{turn},{current},{waiting}]")
         for view_table in shown:
             view_table.step()
