@@ -144,9 +144,28 @@ def test_a_record_replays_to_the_same_game(case):
     config, seed = case
     game = play_randomly(config, seed)
     record = GameRecord.from_json(GameRecord.of(game, config, seed).to_json())
+    assert game.result is not None  # every field of the result, placements as a list
+    assert record.result == {**attrs.asdict(game.result), "placements": [*game.result.placements]}
     again = replay(record)
     assert again.events == game.events
     assert again.result == game.result
+
+
+@settings(max_examples=100, deadline=None)
+@given(games)
+def test_event_fields_are_the_events_unbuilt_whenever_read(case):
+    config, seed = case
+    reader = random.Random(seed)
+    read_after = reader.random()  # some games read their events as they go, some never
+
+    def check(game: Game) -> None:
+        if reader.random() < read_after:
+            assert game.events == [kind(*values) for kind, values in game.event_fields]
+
+    game = play_randomly(config, seed, check)
+    fields = list(game.event_fields)
+    assert [kind(*values) for kind, values in fields] == game.events
+    assert game.event_fields == fields  # reading the events leaves them as they were
 
 
 ALL_TOKENS = [

@@ -9,8 +9,10 @@ import random
 import pytest
 
 from arena.cli import main
+from arena.engine.decisions import Decision
+from arena.engine.errors import IllegalDecision
 from arena.engine.game import Game, GameConfig
-from arena.engine.record import GameRecord, save
+from arena.engine.record import GameRecord, ReplayError, replay, save
 
 
 @pytest.fixture
@@ -59,6 +61,29 @@ def test_an_illegal_decision_is_refused_with_its_index(record_path, tmp_path, ca
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1
     assert f"decision {first_action}" in err and "coup:1" in err
+
+
+def test_a_token_legal_before_is_refused_where_it_is_not(record_path):
+    # A replay keeps each token it found legal and hands the engine its own
+    # decision object (record.apply_decision); the same token later, where it
+    # is not legal, is still refused, in the words of a freshly parsed one.
+    path, game = record_path
+    data = GameRecord.of(game, GameConfig(3, "ambassador", None, 1000), 11).to_json()
+    tokens = [token for _, token in data["decisions"]]
+    used = next(i for i, token in enumerate(tokens) if token in ("income", "tax", "exchange"))
+    action = tokens[used]
+    later = next(i for i, token in enumerate(tokens) if i > used and token == "pass")
+    seat = data["decisions"][later][0]
+    data["decisions"][later][1] = action  # a challenge or a block is asked there
+    with pytest.raises(ReplayError) as caught:
+        replay(GameRecord.from_json(data))
+    fresh = Game.from_config(GameConfig(3, "ambassador", None, 1000), 11)
+    for seat_before, token in data["decisions"][:later]:
+        fresh.decide(seat_before, Decision.parse(token))
+    with pytest.raises(IllegalDecision) as refused:
+        fresh.decide(seat, Decision.parse(action))
+    assert caught.value.index == later
+    assert str(caught.value) == f"decision {later}: seat {seat} {action}: {refused.value}"
 
 
 @pytest.mark.parametrize("content, words", [

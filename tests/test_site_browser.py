@@ -289,12 +289,8 @@ def expected_tables(record_path: Path) -> list[dict[str, Any]]:
         state = {"events": len(game.events), "coins": list(game.coins),
                  "hands": ["".join(CARD_LETTERS[c] for c in hand) for hand in game.hands],
                  "revealed": ["".join(CARD_LETTERS[c] for c in r) for r in game.revealed]}
-        if not states:  # the deal: the state before the first decision
-            first = record.new_game()
-            states.append({"events": len(first.events), "coins": list(first.coins),
-                           "hands": ["".join(CARD_LETTERS[c] for c in h) for h in first.hands],
-                           "revealed": ["" for _ in first.hands]})
-        if state["events"] > states[-1]["events"]:  # a pass sets off nothing: no step
+        # The first call is the deal; a pass sets off nothing: no step.
+        if not states or state["events"] > states[-1]["events"]:
             states.append(state)
 
     replay(record, after=after)

@@ -21,7 +21,7 @@ from arena.engine.game import Game, GameConfig
 from arena.engine.record import GameRecord, replay
 from arena.errors import UserError
 from arena.site import build as site_build
-from arena.site.replays import CARD_LETTERS, HIDDEN, encode_event, replay_data
+from arena.site.replays import CARD_LETTERS, HIDDEN, encode_event, encode_seat, replay_data
 from arena.site.table import Table
 from arena.tournament.times import TimeSummary, bucket, bucket_middle, histogram
 
@@ -131,6 +131,28 @@ def test_replay_data_seat_views_are_the_observers_and_hide_other_hands() -> None
                             assert HIDDEN not in hand
             assert len(data["tables"][0]) == len(data["steps"])
             assert HIDDEN not in "".join(data["tables"][0])
+
+
+def test_each_views_table_text_is_its_table_folded_anew_after_each_step() -> None:
+    """The replay's table texts (kept from step to step, re-encoded only where
+    an event touched a seat) against a Table folded from scratch over each
+    view's events and encoded whole, after every step of many games."""
+    for config in CONFIGS:
+        for seed in range(8):
+            record = random_record(config, seed, faults=seed % 2 == 1)
+            data = replay_data(record, "000001")
+            events, _ = engine_states(record)
+            for column, who in enumerate((observer.OMNISCIENT, *range(config.players))):
+                table, done, last = Table(), 0, None
+                for (end, _, _, _), text in zip(data["steps"], data["tables"][column],
+                                                strict=True):
+                    for event in events[done:end]:
+                        table.apply(observer.view(event, who))
+                    done = end
+                    whole = ";".join([str(table.court), *map(encode_seat, table.seats)])
+                    assert (text or last) == whole, (config, seed, who, end)
+                    assert text != last  # "" when the text did not change
+                    last = text or last
 
 
 def test_the_first_step_is_the_deal_and_steps_follow_decisions() -> None:
@@ -603,3 +625,12 @@ def test_a_site_that_cannot_be_written_is_one_line(example: Path, tmp_path: Path
     assert main(["report", str(example), "--out", str(tmp_path / "file")]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "cannot write" in err and str(tmp_path / "file") in err
+
+
+def test_replay_calls_after_once_dealt_then_after_each_decision() -> None:
+    record = random_record(GameConfig(3), 4, faults=True)
+    seen: list[tuple[int, int]] = []
+    replay(record, after=lambda game: seen.append((len(game.history), len(game.events))))
+    assert [decisions for decisions, _ in seen] == list(range(len(record.decisions) + 1))
+    dealt = record.new_game()
+    assert seen[0] == (0, len(dealt.events)) and seen[0][1] > 0

@@ -21,7 +21,7 @@ import attrs
 
 from arena.engine.decisions import Decision, DecisionSyntaxError
 from arena.engine.errors import EngineError
-from arena.engine.game import STOP, Game, GameConfig, Setup
+from arena.engine.game import STOP, Game, GameConfig, Result, Setup
 from arena.files import write_whole
 
 FORMAT = "arena-game"
@@ -58,10 +58,7 @@ class GameRecord:
     def of(cls, game: Game, config: GameConfig | None = None, seed: int | None = None,
            setup: Setup | None = None, referee: dict[str, Any] | None = None) -> GameRecord:
         decisions = tuple((seat, d if isinstance(d, str) else d.token) for seat, d in game.history)
-        result = attrs.asdict(game.result) if game.result else None
-        if result:
-            result["placements"] = list(result["placements"])
-        return cls(decisions, config, seed, setup, result, referee or {})
+        return cls(decisions, config, seed, setup, _result_json(game.result), referee or {})
 
     def to_json(self) -> dict[str, Any]:
         data: dict[str, Any] = {"format": FORMAT, "version": VERSION}
@@ -111,40 +108,71 @@ class GameRecord:
         return Game.from_setup(self.setup)
 
 
+# Token -> the engine's own decision object, once seen among the legal answers:
+# a replay then parses no token twice, and the engine's check that a decision
+# is legal finds it by identity, not by attrs' __eq__.  Bounded (records are input).
+_DECISIONS: dict[str, Decision] = {}
+_DECISIONS_KEPT = 4096
+
+
 def apply_decision(game: Game, seat: int, token: str) -> None:
     """Play one of a record's decisions: an answer, a forfeit or the referee's stop."""
-    if token.startswith(_FORFEIT):
+    decision = _DECISIONS.get(token)
+    if decision is not None:
+        game.decide(seat, decision)
+    elif token.startswith(_FORFEIT):
         game.forfeit(seat, token[len(_FORFEIT):])
     elif token.startswith(STOP):
         game.stop(token[len(STOP):])
     else:
-        game.decide(seat, Decision.parse(token))
+        decision = Decision.parse(token)
+        for option in game.legal(seat):
+            if option == decision:
+                if len(_DECISIONS) >= _DECISIONS_KEPT:
+                    _DECISIONS.clear()
+                decision = _DECISIONS[token] = option
+                break
+        game.decide(seat, decision)
 
 
 def replay(record: GameRecord, after: Callable[[Game], None] | None = None) -> Game:
     """Play the record's decisions again; ReplayError names the first one refused.
 
-    ``after``, if given, is called with the game after each decision (the
-    results site shows the game step by step)."""
+    ``after``, if given, is called with the game once dealt and again after
+    each decision (the results site shows the game step by step, the deal
+    first)."""
     try:
         game = record.new_game()
     except EngineError as exc:
         raise RecordError(f"the record's setup is refused: {exc}") from None
+    if after is not None:
+        after(game)
+    known = _DECISIONS
     for index, (seat, token) in enumerate(record.decisions):
         try:
-            apply_decision(game, seat, token)
+            decision = known.get(token)  # apply_decision's first look, one call less
+            if decision is not None:
+                game.decide(seat, decision)
+            else:
+                apply_decision(game, seat, token)
         except (EngineError, DecisionSyntaxError) as exc:
             raise ReplayError(index, f"seat {seat} {token}: {exc}") from None
         if after is not None:
             after(game)
     if record.result is not None:
-        got = attrs.asdict(game.result) if game.result else None
-        if got:
-            got["placements"] = list(got["placements"])
+        got = _result_json(game.result)
         if got != record.result:
             raise RecordError(f"the decisions replay to {_describe(got)}, but the record says "
                               f"{_describe(record.result)}")
     return game
+
+
+def _result_json(result: Result | None) -> dict[str, Any] | None:
+    """A game's result as a record holds it (``attrs.asdict``, placements a list)."""
+    if result is None:
+        return None
+    return {"reason": result.reason, "turns": result.turns,
+            "placements": list(result.placements), "winner": result.winner}
 
 
 def _describe(result: Any) -> str:

@@ -29,7 +29,7 @@ from arena.engine import observer
 from arena.engine.cards import ALL_CARDS
 from arena.engine.game import Game
 from arena.engine.record import GameRecord, replay
-from arena.site.table import FOLDS, Seat, Table
+from arena.site.table import FOLDS, Seat, Table, fold_public
 
 FORMAT_VERSION: Final = 3  # a new version writes every replay again (3: several games a file)
 
@@ -80,8 +80,13 @@ def _fields(kind: type) -> tuple[tuple[str, bool], ...]:
 
 def encode_seat(seat: Seat) -> str:
     """``coins.hand.revealed.drawn`` and ``.x`` if out: ``5.D?.C.`` ."""
+    return f"{seat.coins}.{_encode_cards(seat)}"
+
+
+def _encode_cards(seat: Seat) -> str:
+    # encode_seat after the coins: most events change only a seat's coins.
     letter = _LETTERS.__getitem__
-    text = (f"{seat.coins}.{''.join(map(letter, seat.hand))}."
+    text = (f"{''.join(map(letter, seat.hand))}."
             f"{''.join(map(letter, seat.revealed)) if seat.revealed else ''}."
             f"{''.join(map(letter, seat.drawn)) if seat.drawn else ''}")
     return text + ".x" if seat.out else text
@@ -101,53 +106,57 @@ def replay_json(record: GameRecord, game_id: str, line: dict[str, Any] | None = 
     pieces: each event's text is made once (and kept for the next games, where
     most events come again), every view's table is folded from the same pass
     (the observer's ``seat_views`` gives each seat its copy of an event with a
-    secret), and a table re-encodes only the seats an event touched."""
+    secret), and a table re-encodes only what an event touched.  The engine's
+    events are read unbuilt (``Game.event_fields``); only those a table or
+    the observer reads are built."""
     events, ends, waits = _steps(record)
-    players = len(events[0].coins) if events and isinstance(events[0], ev.GameStarted) else 0
+    started = events[0][1] if events and events[0][0] is ev.GameStarted else None
+    players = started[0] if started else 0
     seats = list(range(players))
     shown = [_ShownTable() for _ in range(1 + players)]  # omniscient, then each seat
-    omniscient_table, seat_tables = shown[0].table, [view.table for view in shown[1:]]
+    every_table = [view.table for view in shown]
+    omniscient_table, seat_tables = every_table[0], every_table[1:]
     texts: list[str] = []
     seen: list[list[str]] = [[] for _ in seats]  # '"index":event' where a seat's view differs
-    steps: list[list[Any]] = []
-    tables: list[list[str]] = [[] for _ in shown]
+    steps: list[str] = []  # each step's JSON text
     turn, current = 0, -1
     start = 0
     for end, waiting in zip(ends, waits, strict=True):
         for index in range(start, end):
-            event = events[index]
-            kind = type(event)
-            fold = FOLDS.get(kind)
-            text = _event_text(event)
+            unbuilt = events[index]
+            text = _TEXTS.get(unbuilt)
+            if text is None:
+                text = _unbuilt_text(unbuilt)
             texts.append(text)
+            kind, values = unbuilt
+            if kind is ev.TurnStarted:
+                turn, current = values
+                continue
             if kind in observer.SECRET_EVENT_TYPES:
+                fold = FOLDS.get(kind)
+                event = kind(*values)
                 if fold is not None:
                     fold(omniscient_table, event)
                 for seat, view in enumerate(observer.seat_views(event, seats)):
                     if view is not event:
-                        view_text = _event_text(view)
+                        view_text = _event_text(kind, view)
                         if view_text != text:
                             seen[seat].append(f'"{index}":{view_text}')
                     if fold is not None:
                         fold(seat_tables[seat], view)
-            else:
-                if kind is ev.TurnStarted:
-                    turn, current = event.turn, event.seat
-                if fold is not None:
-                    for view_table in shown:
-                        fold(view_table.table, event)
-        steps.append([end, turn, current, waiting])
-        for view_table, out in zip(shown, tables, strict=True):
-            out.append(view_table.step())
+            elif kind in FOLDS:
+                fold_public(every_table, kind, values)
+        steps.append(f"[{end},{turn},{current},{waiting}]")
+        for view_table in shown:
+            view_table.step()
         start = end
     referee = record.referee
-    start_event = events[0] if events else None
     head = {
         "v": FORMAT_VERSION,
         "game": game_id,
         "names": referee.get("names") or [f"seat {s}" for s in seats],
-        "variant": getattr(start_event, "variant", None),
-        "draft": getattr(start_event, "draft", None),
+        "variant": started[1] if started else None,
+        "draft": started[2] if started else None,
         "seed": record.seed,
         "result": record.result,
         "faults": referee.get("faults") or [None] * players,
@@ -156,8 +165,8 @@ def replay_json(record: GameRecord, game_id: str, line: dict[str, Any] | None = 
     parts = [_json(head)[:-1],
              ',"events":[', ",".join(texts),
              '],"seen":[', ",".join(["{" + ",".join(differs) + "}" for differs in seen]),
-             '],"steps":', _json(steps),
-             ',"tables":', _json(tables)]
+             '],"steps":[', ",".join(steps),
+             '],"tables":[', ",".join([_strings(view.texts) for view in shown]), "]"]
     if line is not None:
         parts += [',"duration":', _json(line.get("duration"))]
     parts.append("}")
@@ -171,73 +180,115 @@ def _json(value: Any) -> str:
 
 class _ShownTable:
     """A view's table and its text after each step: a seat's part is encoded
-    again only when an event touched it; "" when nothing changed."""
+    again only when an event touched it (only its coins, when only they
+    changed); "" when nothing changed."""
 
-    __slots__ = ("table", "parts", "court", "last")
+    __slots__ = ("table", "parts", "cards", "court", "last", "texts")
 
     def __init__(self) -> None:
         self.table = Table()
-        self.parts: list[str] = []
+        self.parts: list[str] = [""]  # the Court's size, then each seat's encode_seat
+        self.cards: list[str] = []  # each seat's part after its coins
         self.court = -1
         self.last: str | None = None
+        self.texts: list[str] = []  # the table's text after each step
 
-    def step(self) -> str:
+    def step(self) -> None:
         table = self.table
-        touched = table.touched
-        if not touched and table.court == self.court:
-            return ""
+        touched, coins_touched = table.touched, table.coins_touched
+        if not touched and not coins_touched and table.court == self.court:
+            self.texts.append("")
+            return
+        parts = self.parts
+        seats = table.seats
         if touched:
-            parts = self.parts
-            seats = table.seats
-            if len(parts) != len(seats):
-                parts[:] = [""] * len(seats)
+            cards = self.cards
+            if len(cards) != len(seats):
+                parts[1:] = [""] * len(seats)
+                cards[:] = [""] * len(seats)
             for seat in touched:
-                parts[seat] = encode_seat(seats[seat])
+                shown = seats[seat]
+                text = cards[seat] = _encode_cards(shown)
+                parts[seat + 1] = f"{shown.coins}.{text}"
             touched.clear()
-        self.court = table.court
-        text = ";".join([str(table.court), *self.parts])
+        if coins_touched:
+            cards = self.cards
+            for seat in coins_touched:
+                parts[seat + 1] = f"{seats[seat].coins}.{cards[seat]}"
+            coins_touched.clear()
+        if table.court != self.court:
+            self.court = table.court
+            parts[0] = str(table.court)
+        text = ";".join(parts)
         if text == self.last:
-            return ""
-        self.last = text
-        return text
+            self.texts.append("")
+        else:
+            self.last = text
+            self.texts.append(text)
 
 
-# An event's text, kept across games (the same events come again and again:
-# TurnStarted(5, 0), CoinsChanged(1, 1, 3, "income"), ...); bounded.
-_TEXTS: dict[ev.Event, str] = {}
+# An event's text by its class and field values, kept across games (the same
+# events come again and again: TurnStarted(5, 0), CoinsChanged(1, 1, 3,
+# "income"), ...); bounded.  A tuple of the class and plain values hashes in C,
+# an event through attrs' __hash__, in Python.
+_TEXTS: dict[tuple[type, tuple[Any, ...]], str] = {}
 _TEXTS_KEPT: Final = 10_000  # about 300 bytes each; 130 for 1,000 heads-up games
 
 
-def _event_text(event: ev.Event) -> str:
-    text = _TEXTS.get(event)
+def _unbuilt_text(unbuilt: tuple[type, tuple[Any, ...]]) -> str:
+    text = _TEXTS.get(unbuilt)
     if text is None:
         if len(_TEXTS) >= _TEXTS_KEPT:
             _TEXTS.clear()
-        text = _TEXTS[event] = _json(encode_event(event))
+        kind, values = unbuilt
+        text = _TEXTS[unbuilt] = _json(encode_event(kind(*values)))
     return text
 
 
-def _steps(record: GameRecord) -> tuple[list[ev.Event], list[int], list[Any]]:
-    """The events, where each step ends, and what the game then waits for
-    (``[kind, seats]``, or None once over): one step per batch of events a
-    decision set off, the deal (everything before the first decision) first."""
-    first = record.new_game()
-    ends = [len(first.events)]
-    waits = [_waiting(first)]
+def _event_text(kind: type, event: ev.Event) -> str:
+    """The text of ``event``, of class ``kind``, as ``_unbuilt_text`` gives it."""
+    return _unbuilt_text((kind, tuple([getattr(event, name) for name, _ in _fields(kind)])))
 
-    def after(game: Game) -> None:
-        if len(game.events) > ends[-1]:
-            ends.append(len(game.events))
+
+def _steps(record: GameRecord) -> tuple[list[tuple[type, tuple[Any, ...]]], list[int],
+                                        list[str]]:
+    """The events unbuilt (``Game.event_fields``), where each step ends, and
+    what the game then waits for (the JSON text of ``[kind, seats]``, or null
+    once over): one step per batch of events a decision set off, the deal
+    (everything before the first decision) first."""
+    ends: list[int] = []
+    waits: list[str] = []
+
+    def after(game: Game) -> None:  # called once dealt, then after each decision
+        count = len(game.event_fields)
+        if not ends or count > ends[-1]:
+            ends.append(count)
             waits.append(_waiting(game))
 
     game = replay(record, after=after)
     if ends[0] == 0:  # no events before the first decision (never for a dealt game)
         ends.pop(0)
         waits.pop(0)
-    return list(game.events), ends, waits
+    return game.event_fields, ends, waits
 
 
-def _waiting(game: Game) -> list[Any] | None:
-    # Public: every seat knows whose answer the game waits for.
+def _waiting(game: Game) -> str:
+    # Public: every seat knows whose answer the game waits for.  A request's
+    # kind is a plain word, its seats numbers: the JSON text is put together.
     request = game.request
-    return None if request is None else [request.kind, list(request.seats)]
+    if request is None:
+        return "null"
+    key = (request.kind, request.seats)
+    text = _WAITING.get(key)
+    if text is None:
+        text = _WAITING[key] = f'["{key[0]}",[{",".join(map(str, key[1]))}]]'
+    return text
+
+
+# (request kind, seats) -> that text: bounded by kinds x clockwise seat lists.
+_WAITING: dict[tuple[str, tuple[int, ...]], str] = {}
+
+
+def _strings(texts: list[str]) -> str:
+    # A JSON list of table texts: letters, digits and ".;?" only, nothing to escape.
+    return '["' + '","'.join(texts) + '"]' if texts else "[]"
