@@ -34,24 +34,19 @@ def raw(capsys: pytest.CaptureFixture[str], record: Path, seat: int) -> list[str
 
 
 def logged_games(log: Path) -> dict[str, list[str]]:
-    """The recorder's protocol lines, game by game, keyed by the referee's mark
-    that starts each game in the log (`== game N, record R ==`).
+    """The recorder's protocol lines, game by game, keyed by the game's number.
 
-    The referee writes the mark as the next game starts, while the bot may still
-    be logging the end of the last one (its stderr is not ordered with the mark):
-    lines after a mark and before the bot's own `< game` line are the last game's.
+    Split at the bot's own `< game N` lines, not at the referee's marks
+    (`== game N, record R ==`): the bot's stderr is not ordered with the marks,
+    and a game in which a bot is never asked can end before it has logged it.
     """
     found: dict[str, list[str]] = {}
     current: list[str] | None = None
-    previous: list[str] | None = None
-    started = False  # the bot has logged the current game's first line
     for line in log.read_text().splitlines():
-        if line.startswith("== game "):
-            previous, current, started = current, [], False
-            found[line] = current
-        elif current is not None and line[:2] in ("< ", "> ") and line != "< quit":
-            started = started or line.startswith("< game ")
-            (current if started or previous is None else previous).append(line)
+        if line.startswith("< game "):
+            current = found.setdefault(line.split()[2], [])
+        if current is not None and line[:2] in ("< ", "> ") and line != "< quit":
+            current.append(line)
     return found
 
 
@@ -69,6 +64,7 @@ def test_raw_lines_are_the_lines_the_bot_got_and_sent(capsys, tmp_path: Path,
                            "--workers", 1, "--out", out)
     assert status == 0, err
     logs = {name: logged_games(out / "logs" / f"{name}.w0.log") for name in names}
+    marks = {name: (out / "logs" / f"{name}.w0.log").read_text() for name in names}
     games = [json.loads(line) for line in (out / GAMES).read_text().splitlines()]
     assert len(games) == 2 * players
     compared = 0
@@ -80,8 +76,8 @@ def test_raw_lines_are_the_lines_the_bot_got_and_sent(capsys, tmp_path: Path,
             answers = [line for line in shown if line.startswith("> ")]
             assert answers and all(_TIME.search(line) for line in answers)
             number = shown[0].split()[2]
-            mark = f"== game {number}, record {game['record']} =="
-            assert [_TIME.sub("", line) for line in shown] == logs[name][mark]
+            assert f"== game {number}, record {game['record']} ==\n" in marks[name]
+            assert [_TIME.sub("", line) for line in shown] == logs[name][number]
             compared += 1
     assert compared == 2 * players * players
 
