@@ -37,12 +37,13 @@ goes on with the next one.
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any, Final
 
 import gymnasium
 import numpy as np
 from pettingzoo import AECEnv
+from pettingzoo.utils.env_logger import EnvLogger
 
 from arena.engine.cards import DEFAULT_VARIANT, MAX_PLAYERS, MIN_PLAYERS, VARIANTS
 from arena.engine.decisions import Decision
@@ -117,6 +118,7 @@ class CoupEnv(AECEnv):
             {} for _ in range(players)]
         self._observed_seat = -1  # the seat observe() last looked up, until a decision
         self._observed: dict[int, Decision] = {}  # its legal answers by action index
+        self._has_updated = False  # env()'s wrapper's, kept here: see step()
         self.game: Game | None = None
         self.game_seed: int | None = None
         self._observations: Observations | None = None
@@ -188,6 +190,13 @@ class CoupEnv(AECEnv):
         return (self.observe(agent) if observe else None, self._cumulative_rewards[agent],
                 self.terminations[agent], self.truncations[agent], self.infos[agent])
 
+    def agent_iter(self, max_iter: int = 2**63) -> Iterator[str]:  # type: ignore[override]
+        """AECEnv's iterator as a generator, which resumes more cheaply than an
+        iterator's ``__next__`` is called (once a step)."""
+        while self.agents and max_iter > 0:
+            max_iter -= 1
+            yield self.agent_selection
+
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         game = self.game
         assert game is not None
@@ -231,8 +240,18 @@ class CoupEnv(AECEnv):
         return found
 
     def step(self, action: int | None) -> None:
+        # For env()'s order check (order_enforcing): a step since the last agent
+        # given out, set here so that the wrapper's step() can be this one.
+        self._has_updated = True
         agent = self.agent_selection
-        if self.terminations[agent] or self.truncations[agent]:
+        try:
+            dead = self.terminations[agent] or self.truncations[agent]
+        except KeyError:  # no seat left (each leaves with its own entries)
+            if self.agents:
+                raise
+            EnvLogger.warn_step_after_terminated_truncated()  # as PettingZoo's wrapper
+            return
+        if dead:
             self._was_dead_step(action)
             return
         game = self.game
@@ -243,7 +262,9 @@ class CoupEnv(AECEnv):
                     if type(action) is int else None)
         if decision is None:  # not an int listed as legal
             decision = self._decision(agent, seat, action)
-        self._cumulative_rewards[agent] = 0.0
+        # A seat in the game has no reward to collect (rewards come with its
+        # place, and a placed seat only steps out): _cumulative_rewards[agent]
+        # is 0 already.
         self._observed_seat = -1
         game.decide(seat, decision)
         if self._rewarded:  # rewards only come with placements: mostly nothing to clear
@@ -259,8 +280,12 @@ class CoupEnv(AECEnv):
             seats = game.request.seats  # type: ignore[union-attr]
             if len(seats) == 1:  # mostly: one seat asked
                 self.agent_selection = self.possible_agents[seats[0]]
-            else:
-                self._select(game)
+            else:  # the first seat still to answer
+                legal = game.legal
+                for other in seats:
+                    if legal(other):
+                        self.agent_selection = self.possible_agents[other]
+                        break
         if self.render_mode == "human":
             self.render()
 
