@@ -109,6 +109,30 @@ def _cards(hand: tuple[str, ...], set_aside: tuple[str, ...]) -> bytes:
     return block
 
 
+# A hand less a card, or plus cards, with its cards block: (hand, set aside,
+# card or cards) -> (new hand, block), for all games.
+_LESS: dict[tuple[Any, ...], tuple[tuple[str, ...], bytes]] = {}
+_MORE: dict[tuple[Any, ...], tuple[tuple[str, ...], bytes]] = {}
+
+
+def _less(key: tuple[Any, ...]) -> tuple[tuple[str, ...], bytes]:
+    hand, set_aside, card = key
+    hand = _without(hand, card)
+    if len(_LESS) >= 20_000:  # some hundreds in practice
+        _LESS.clear()
+    found = _LESS[key] = (hand, _cards(hand, set_aside))
+    return found
+
+
+def _more(key: tuple[Any, ...]) -> tuple[tuple[str, ...], bytes]:
+    hand, set_aside, cards = key
+    hand += cards
+    if len(_MORE) >= 20_000:
+        _MORE.clear()
+    found = _MORE[key] = (hand, _cards(hand, set_aside))
+    return found
+
+
 # The tail of each observing seat's vector (the empty slots past the last
 # seat, then the action on the table as that seat sees it), by chain.
 _TAILS: dict[tuple[Any, ...], tuple[bytes, ...]] = {}
@@ -258,6 +282,15 @@ class Observations:
         self._game_court = self._game + _court(court)
         self._head = self._game_court + _turn(self.turn)
 
+    def _lose(self, seat: int, card: str) -> None:
+        """``seat``'s hand less ``card`` (unchanged if it has none)."""
+        key = (self.hands[seat], self.set_aside[seat], card)
+        self.hands[seat], self._cards[seat] = _LESS.get(key) or _less(key)
+
+    def _gain(self, seat: int, cards: tuple[str, ...]) -> None:
+        key = (self.hands[seat], self.set_aside[seat], cards)
+        self.hands[seat], self._cards[seat] = _MORE.get(key) or _more(key)
+
     def _claimed(self, seat: int, card: str) -> None:
         i = _CARD[card]
         counts = self.claims[seat]
@@ -310,7 +343,7 @@ class Observations:
         self._values[_SLOT * seat + _INFLUENCE] = influence / 2
         if card is not None:
             self.set_aside[seat] = _without(self.draft_piles[seat], card)
-            self._hold(seat, self.hands[seat] + (card,))
+            self._gain(seat, (card,))
 
     def _turn_started(self, fields: tuple[Any, ...]) -> None:
         turn, seat = fields
@@ -338,7 +371,7 @@ class Observations:
     def _proven(self, fields: tuple[Any, ...]) -> None:
         seat, character = fields
         self._court_changed(self.court + 1)  # shuffled into the Court; a "drew" follows
-        self._hold(seat, _without(self.hands[seat], character))
+        self._lose(seat, character)
         if self._knowing:
             self._forget(seat, character)
 
@@ -347,7 +380,7 @@ class Observations:
         self._court_changed(self.court - 1)
         self._new_card(seat)
         if card is not None:
-            self._hold(seat, self.hands[seat] + (card,))
+            self._gain(seat, (card,))
 
     def _blocked(self, fields: tuple[Any, ...]) -> None:
         blocker, character, _ = fields
@@ -366,7 +399,7 @@ class Observations:
         values[start + _FACE_UP + i] = _FACE_UP_VALUES[count if count < 2 else 2]
         influence = self.influence[seat] = max(0, self.influence[seat] - 1)
         values[start + _INFLUENCE] = influence / 2
-        self._hold(seat, _without(self.hands[seat], card))
+        self._lose(seat, card)
         if self._knowing:
             self._forget(seat, card)
 
@@ -384,7 +417,7 @@ class Observations:
         if self._knowing:
             self._forget(seat)
         if cards is not None:
-            self._hold(seat, self.hands[seat] + tuple(cards))
+            self._gain(seat, tuple(cards))
 
     def _exchange_returned(self, fields: tuple[Any, ...]) -> None:
         seat, count, cards = fields
@@ -412,7 +445,7 @@ class Observations:
             self._forget(target)
         shown = self._shown[target]
         if shown is not None:
-            self._hold(target, _without(self.hands[target], shown))
+            self._lose(target, shown)
 
 
 # By event type, taking an event's fields in order (as a record holds them);
