@@ -109,6 +109,9 @@ def _cards(hand: tuple[str, ...], set_aside: tuple[str, ...]) -> bytes:
     return block
 
 
+_ACTION_TAILS: dict[int, dict[tuple[Any, ...], tuple[bytes, ...]]] = {}
+
+
 # A hand less a card, or plus cards, with its cards block: (hand, set aside,
 # card or cards) -> (new hand, block), for all games.
 _LESS: dict[tuple[Any, ...], tuple[tuple[str, ...], bytes]] = {}
@@ -170,6 +173,8 @@ class Observations:
         self._view_slots()
         self._empty = encoding._EMPTY_SLOTS[MAX_PLAYERS - n]
         self._no_tails = (self._empty + _NO_CHAIN,) * n
+        # The tails by an action's record fields, for all games of n players.
+        self._action_tails = _ACTION_TAILS.setdefault(n, {})
         self.restart()
 
     def _view_slots(self) -> None:
@@ -201,8 +206,7 @@ class Observations:
         self.influence = [2] * n
         self.face_up = [[0] * len(_CARD) for _ in range(n)]  # count of each card
         self.claims = [[0] * len(_CARD) for _ in range(n)]  # count since the last new card
-        # The action on the table: players, actor, action's index, target, blocker,
-        # block claim.
+        # The action on the table: its record's fields (actor, action, target, claim).
         self.chain: tuple[Any, ...] | None = None
         # What each seat alone knows.
         self.hands: list[tuple[str, ...]] = [()] * n
@@ -358,11 +362,19 @@ class Observations:
         self._tails = self._no_tails
 
     def _action(self, fields: tuple[Any, ...]) -> None:
-        seat, action, target, claim = fields
-        chain = self.chain = (self.players, seat, _ACTION[action], target, None, None)
-        self._tails = _TAILS.get(chain) or _tails_of(chain)
+        self.chain = fields
+        self._tails = self._action_tails.get(fields) or self._tails_of_action(fields)
+        claim = fields[3]
         if claim is not None:
-            self._claimed(seat, claim)
+            self._claimed(fields[0], claim)
+
+    def _tails_of_action(self, fields: tuple[Any, ...]) -> tuple[bytes, ...]:
+        seat, action, target, _ = fields
+        chain = (self.players, seat, _ACTION[action], target, None, None)
+        if len(self._action_tails) >= 20_000:  # some hundreds in practice
+            self._action_tails.clear()
+        tails = self._action_tails[fields] = _TAILS.get(chain) or _tails_of(chain)
+        return tails
 
     def _coins(self, fields: tuple[Any, ...]) -> None:
         seat, _, coins, _ = fields
@@ -384,9 +396,9 @@ class Observations:
 
     def _blocked(self, fields: tuple[Any, ...]) -> None:
         blocker, character, _ = fields
-        chain = self.chain
-        if chain is not None:
-            chain = self.chain = chain[:4] + (blocker, character)
+        if self.chain is not None:
+            seat, action, target, _ = self.chain
+            chain = (self.players, seat, _ACTION[action], target, blocker, character)
             self._tails = _TAILS.get(chain) or _tails_of(chain)
         self._claimed(blocker, character)
 
@@ -397,7 +409,8 @@ class Observations:
         count = counts[i] = counts[i] + 1
         values, start = self._values, _SLOT * seat
         values[start + _FACE_UP + i] = _FACE_UP_VALUES[count if count < 2 else 2]
-        influence = self.influence[seat] = max(0, self.influence[seat] - 1)
+        influence = self.influence[seat]
+        influence = self.influence[seat] = influence - 1 if influence > 0 else 0
         values[start + _INFLUENCE] = influence / 2
         self._lose(seat, card)
         if self._knowing:
