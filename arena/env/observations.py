@@ -109,6 +109,26 @@ def _cards(hand: tuple[str, ...], set_aside: tuple[str, ...]) -> bytes:
     return block
 
 
+def _slot_at_start(coins: int, influence: int) -> bytes:
+    key = (True, coins, influence, (), (), False)
+    block = _SLOTS.get(key)
+    if block is None:
+        block = _remember(_SLOTS, key, encoding._slot(*key, None))
+    return block
+
+
+# Every seat's slot at the start of a game, by (coins, influence).
+_FIRST_SLOTS: dict[tuple[Any, ...], bytes] = {}
+
+
+def _first_slots(coins: tuple[int, ...], influence: int) -> bytes:
+    slots = b"".join(_slot_at_start(seat_coins, influence) for seat_coins in coins)
+    if len(_FIRST_SLOTS) >= 20_000:
+        _FIRST_SLOTS.clear()
+    _FIRST_SLOTS[coins, influence] = slots
+    return slots
+
+
 _ACTION_TAILS: dict[int, dict[tuple[Any, ...], tuple[bytes, ...]]] = {}
 
 
@@ -324,12 +344,8 @@ class Observations:
         self.influence = [influence] * n
         self._game = _game(n, variant, draft)
         self._court_changed(court)
-        for seat in range(n):
-            key = (True, coins[seat], influence, (), (), False)
-            block = _SLOTS.get(key)
-            if block is None:
-                block = _remember(_SLOTS, key, encoding._slot(*key, None))
-            self._slots[seat * _SLOT_BYTES:(seat + 1) * _SLOT_BYTES] = block
+        slots = _FIRST_SLOTS.get((coins, influence)) or _first_slots(coins, influence)
+        self._slots[:len(slots)] = slots
 
     def _dealt(self, fields: tuple[Any, ...]) -> None:
         seat, cards = fields
