@@ -302,10 +302,6 @@ class CoupEnv(AECEnv):
             self._rewarded = False
         if game.result is not None or game.alive.count(False) != len(self._placed):
             self._place_finished(game)
-            self._accumulate_rewards()
-            self._rewarded = True
-            self._select(game)
-            self._deads_step_first()
         else:
             seats = game.request.seats  # type: ignore[union-attr]
             if len(seats) == 1:  # mostly: one seat asked
@@ -366,26 +362,34 @@ class CoupEnv(AECEnv):
             rewards[other] = 0
 
     def _place_finished(self, game: Game) -> None:
-        """Reward and terminate every seat whose place became known."""
+        """Reward and terminate every seat whose place became known, and have the
+        first of them step next: AECEnv's ``_accumulate_rewards`` (the other
+        seats' rewards are 0) and ``_deads_step_first``, in fewer operations."""
         n = self.players
+        placed = self._placed
         if game.result is not None:
             places = game.result.placements
-            done = [seat for seat in range(n) if seat not in self._placed]
+            done = [seat for seat in range(n) if seat not in placed]
         else:
-            out = [seat for seat in range(n) if not game.alive[seat] and seat not in self._placed]
-            if not out:
-                return
+            alive = game.alive
+            done = [seat for seat in range(n) if not alive[seat] and seat not in placed]
             # An eliminated seat's place: one more than the seats still in.
-            left = sum(game.alive)
-            places = [0] * n
-            for seat in out:
-                places[seat] = left + 1
-            done = out
+            places = [alive.count(True) + 1] * n
+        rewards, cumulative = self.rewards, self._cumulative_rewards
+        terminations, truncations = self.terminations, self.truncations
         for seat in done:
             agent = self.possible_agents[seat]
-            self._placed.add(seat)
-            self.rewards[agent] = float(self.reward(places[seat], n))
-            self.terminations[agent] = True
+            placed.add(seat)
+            reward = rewards[agent] = float(self.reward(places[seat], n))
+            cumulative[agent] += reward
+            terminations[agent] = True
+        self._rewarded = True
+        self._select(game)
+        for agent in self.agents:
+            if terminations[agent] or truncations[agent]:
+                self._skip_agent_selection = self.agent_selection
+                self.agent_selection = agent
+                break
 
     def _select(self, game: Game) -> None:
         """The next agent: a seat the engine waits for (terminated seats step first:
