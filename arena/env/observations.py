@@ -193,6 +193,10 @@ class Observations:
         self._view_slots()
         self._empty = encoding._EMPTY_SLOTS[MAX_PLAYERS - n]
         self._no_tails = (self._empty + _NO_CHAIN,) * n
+        game = _game(n, variant, False)
+        self._start_head = (game, game + _court(0), game + _court(0) + _turn(0))
+        self._no_cards = _cards((), ())
+        self._no_slots = bytes(len(self._slots))
         # The tails by an action's record fields, for all games of n players.
         self._action_tails = _ACTION_TAILS.setdefault(n, {})
         self.restart()
@@ -235,12 +239,10 @@ class Observations:
         self.known: list[dict[int, str]] = [{} for _ in range(n)]  # seen by examining
         self._knowing = 0  # entries in all of known
         self._shown: list[str | None] = [None] * n  # the card each seat last showed
-        # The blocks.
-        self._game = _game(n, self.variant, False)
-        self._game_court = self._game + _court(0)
-        self._head = self._game_court + _turn(0)
-        self._cards = [_cards((), ())] * n
-        self._slots[:] = bytes(len(self._slots))
+        # The blocks (GameStarted sets the head and the slots again).
+        self._game, self._game_court, self._head = self._start_head
+        self._cards = [self._no_cards] * n
+        self._slots[:] = self._no_slots
         self._tails = self._no_tails  # per observing seat, the empty slots and the chain
 
     def follow(self, events: list[Any]) -> None:
