@@ -84,6 +84,7 @@ _CLAIM_VALUES: Final = _count_values(1 / 3, 3)  # index: min(count, 3)
 
 
 _TURN: Final = encoding._TURN
+_COURT: Final = encoding._COURT
 
 
 def _court(size: int) -> bytes:
@@ -305,8 +306,10 @@ class Observations:
 
     def _court_changed(self, court: int) -> None:
         self.court = court
-        self._game_court = self._game + _court(court)
-        self._head = self._game_court + _turn(self.turn)
+        game_court = self._game_court = self._game + (
+            _COURT[court] if 0 <= court <= 20 else _court(court))
+        turn = self.turn
+        self._head = game_court + (_TURN[turn] if turn <= 100 else _TURN[100])
 
     def _lose(self, seat: int, card: str) -> None:
         """``seat``'s hand less ``card`` (unchanged if it has none)."""
@@ -352,7 +355,9 @@ class Observations:
     def _dealt(self, fields: tuple[Any, ...]) -> None:
         seat, cards = fields
         if cards is not None:
-            self._hold(seat, tuple(cards))
+            hand = self.hands[seat] = tuple(cards)
+            self._cards[seat] = _CARDS_HELD.get((hand, self.set_aside[seat])) or _cards(
+                hand, self.set_aside[seat])
 
     def _draft_offered(self, fields: tuple[Any, ...]) -> None:
         seat, cards = fields
@@ -382,9 +387,12 @@ class Observations:
     def _action(self, fields: tuple[Any, ...]) -> None:
         self.chain = fields
         self._tails = self._action_tails.get(fields) or self._tails_of_action(fields)
-        claim = fields[3]
-        if claim is not None:
-            self._claimed(fields[0], claim)
+        seat, _, _, claim = fields
+        if claim is not None:  # self._claimed(seat, claim), inline
+            i = _CARD[claim]
+            counts = self.claims[seat]
+            count = counts[i] = counts[i] + 1
+            self._values[_SLOT * seat + _CLAIMS + i] = _CLAIM_VALUES[count if count < 3 else 3]
 
     def _tails_of_action(self, fields: tuple[Any, ...]) -> tuple[bytes, ...]:
         seat, action, target, _ = fields
@@ -430,7 +438,8 @@ class Observations:
         influence = self.influence[seat]
         influence = self.influence[seat] = influence - 1 if influence > 0 else 0
         values[start + _INFLUENCE] = influence / 2
-        self._lose(seat, card)
+        key = (self.hands[seat], self.set_aside[seat], card)  # self._lose(seat, card), inline
+        self.hands[seat], self._cards[seat] = _LESS.get(key) or _less(key)
         if self._knowing:
             self._forget(seat, card)
 
