@@ -122,8 +122,11 @@ class CoupEnv(AECEnv):
         self._seeds = random.Random()
         self._masks: list[dict[int, tuple[Any, np.ndarray, dict[int, Decision]]]] = [
             {} for _ in range(players)]
-        self._observed_seat = -1  # the seat observe() last looked up, until a decision
-        self._observed: dict[int, Decision] = {}  # its legal answers by action index
+        # The agent observe() last looked up (until a decision), its seat and its
+        # legal answers by action index.
+        self._observed_agent: str | None = None
+        self._observed_seat = -1
+        self._observed: dict[int, Decision] = {}
         self._has_updated = False  # env()'s wrapper's, kept here: see step()
         self.game: Game | None = None
         self.game_seed: int | None = None
@@ -162,7 +165,7 @@ class CoupEnv(AECEnv):
         self.infos: dict[str, dict[str, Any]] = {agent: {} for agent in self.agents}
         self._skip_agent_selection = None
         self._rewarded = False
-        self._observed_seat = -1
+        self._observed_agent = None
         self._select(game)
 
     def state_of(self, agent: str,
@@ -210,6 +213,7 @@ class CoupEnv(AECEnv):
         seat = self._seat[agent]
         legal = game.legal(seat)
         found = self._masks[seat].get(id(legal)) or self._legal_of(legal, seat)
+        self._observed_agent = agent
         self._observed_seat = seat
         self._observed = found[2]
         return ({"observation": _frombuffer(observations.vector(seat, game.request if legal
@@ -246,6 +250,7 @@ class CoupEnv(AECEnv):
         legal = game.legal(seat)
         found = self._masks[seat].get(id(legal)) or self._legal_of(legal, seat)
         # What step() will most likely be asked about (forgotten at each decision).
+        self._observed_agent = agent
         self._observed_seat = seat
         self._observed = found[2]
         if self.info_lines and agent in self.infos:
@@ -278,28 +283,33 @@ class CoupEnv(AECEnv):
         # given out, set here so that the wrapper's step() can be this one.
         self._has_updated = True
         agent = self.agent_selection
-        try:
-            dead = self.terminations[agent] or self.truncations[agent]
-        except KeyError:  # no seat left (each leaves with its own entries)
-            if self.agents:
-                raise
-            EnvLogger.warn_step_after_terminated_truncated()  # as PettingZoo's wrapper
-            return
-        if dead:
-            self._was_dead_step(action)
-            return
+        # Mostly the agent last() just observed, with an action it listed as
+        # legal: then it is in the game (a seat out has no legal answer).
+        decision = (self._observed.get(action)
+                    if agent is self._observed_agent and type(action) is int else None)
+        if decision is None:
+            try:
+                dead = self.terminations[agent] or self.truncations[agent]
+            except KeyError:  # no seat left (each leaves with its own entries)
+                if self.agents:
+                    raise
+                EnvLogger.warn_step_after_terminated_truncated()  # as PettingZoo's wrapper
+                return
+            if dead:
+                self._was_dead_step(action)
+                return
+            seat = self._seat[agent]
+            if type(action) is int:
+                decision = self._legal_of(self.game.legal(seat), seat)[2].get(action)
+            if decision is None:  # not an int listed as legal
+                decision = self._decision(agent, seat, action)
+        else:
+            seat = self._observed_seat
         game = self.game
-        assert game is not None
-        seat = self._seat[agent]
-        decision = ((self._observed if self._observed_seat == seat
-                     else self._legal_of(game.legal(seat), seat)[2]).get(action)
-                    if type(action) is int else None)
-        if decision is None:  # not an int listed as legal
-            decision = self._decision(agent, seat, action)
         # A seat in the game has no reward to collect (rewards come with its
         # place, and a placed seat only steps out): _cumulative_rewards[agent]
         # is 0 already.
-        self._observed_seat = -1
+        self._observed_agent = None
         game.decide(seat, decision)
         if self._rewarded:  # rewards only come with placements: mostly nothing to clear
             self._clear_rewards()
