@@ -196,12 +196,12 @@ class CoupEnv(AECEnv):
     def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
         # AECEnv.last, with observe() inline (asked once a step: two calls fewer).
         agent = self.agent_selection
-        if not observe or self._records is None or self.info_lines:
+        records = self._records
+        if not observe or records is None or self.info_lines:
             return (self.observe(agent) if observe else None, self._cumulative_rewards[agent],
                     self.terminations[agent], self.truncations[agent], self.infos[agent])
         game = self.game
         observations = self._observations
-        records = self._records
         followed = observations.followed
         if followed != len(records):  # observations.follow_records, inline
             route = _route
@@ -371,9 +371,11 @@ class CoupEnv(AECEnv):
             if self._skip_agent_selection is not None:
                 self.agent_selection = self._skip_agent_selection
             self._skip_agent_selection = None
-        rewards = self.rewards
-        for other in rewards:
-            rewards[other] = 0
+        if self._rewarded:  # else every reward is 0 already
+            rewards = self.rewards
+            for other in rewards:
+                rewards[other] = 0
+            self._rewarded = False
 
     def _place_finished(self, game: Game) -> None:
         """Reward and terminate every seat whose place became known, and have the

@@ -198,6 +198,7 @@ class Observations:
         self._start_head = (game, game + _court(0), game + _court(0) + _turn(0))
         self._no_cards = _cards((), ())
         self._no_slots = bytes(len(self._slots))
+        self._no_counts = [[0] * len(_CARD) for _ in range(n)]
         # The tails by an action's record fields, for all games of n players.
         self._action_tails = _ACTION_TAILS.setdefault(n, {})
         self.restart()
@@ -229,8 +230,8 @@ class Observations:
         self.turn = 0
         self.current: int | None = None
         self.influence = [2] * n
-        self.face_up = [[0] * len(_CARD) for _ in range(n)]  # count of each card
-        self.claims = [[0] * len(_CARD) for _ in range(n)]  # count since the last new card
+        self.face_up = list(map(list.copy, self._no_counts))  # count of each card
+        self.claims = list(map(list.copy, self._no_counts))  # count since the last new card
         # The action on the table: its record's fields (actor, action, target, claim).
         self.chain: tuple[Any, ...] | None = None
         # What each seat alone knows.
