@@ -5,7 +5,11 @@ through ``__getattr__`` (two calls, a set and a string test each: eight a
 step in an ``agent_iter`` loop) and its ``step``/``observe`` through two
 more calls each.  This subclass makes the same checks, with the same errors
 and warnings, in properties and methods that go to the environment
-directly.
+directly.  Its ``agent_iter`` is a generator; after ``reset()`` its
+``last()`` and ``step()`` are the environment's own: ``CoupEnv.step`` sets
+the "stepped since the last agent" flag the iterator checks
+(``_has_updated``, kept by the environment) and warns on a step after the
+game, as PettingZoo's wrapper does.
 """
 
 from __future__ import annotations
