@@ -27,7 +27,8 @@ Rewards come from placements: ``reward(place, players)`` (default
 the place is known, i.e. when the seat is out or the game ends; a seat that
 is out is terminated then (it steps once more with ``None``, as PettingZoo
 asks), and every seat left is terminated at the end of the game (the turn
-limit is a rule of the game: termination, not truncation).
+limit is a rule of the game: termination, not truncation).  A step once
+every seat is out warns, as PettingZoo's order-enforcing wrapper does.
 
 ``reset(seed=n)`` replays the same game for the same actions: the game seeds
 come from a ``random.Random(n)``, one per reset; ``reset()`` without a seed
