@@ -45,3 +45,53 @@ def test_a_seat_out_steps_as_with_aecenvs_was_dead_step() -> None:
         for _agent in aec.agent_iter():
             observation, _, terminated, _, _ = aec.last()
             aec.step(0 if terminated else int(observation["action_mask"].nonzero()[0][0]))
+
+
+def test_places_are_rewarded_as_with_aecenvs_helpers() -> None:
+    """At every step that places seats (eliminations, the end), the rewards are
+    added to the cumulative rewards as AECEnv._accumulate_rewards adds them
+    (after step() zeroed the stepping agent's), and the first seat placed
+    steps next, as after AECEnv._deads_step_first."""
+    rng = random.Random(2)
+    placings = 0
+    for players in (2, 3, 4, 6, 8):
+        aec = CoupEnv(players=players)
+        for game in range(10):
+            aec.reset(seed=100 * players + game)
+            for agent in aec.agent_iter():
+                observation, _, terminated, truncated, _ = aec.last()
+                if terminated or truncated:
+                    aec.step(None)
+                    continue
+                before = dict(aec._cumulative_rewards, **{agent: 0.0})
+                out = {other for other in aec.agents if aec.terminations[other]}
+                mask = observation["action_mask"].nonzero()[0]
+                aec.step(int(mask[rng.randrange(len(mask))]))
+                placed = [other for other in aec.agents
+                          if aec.terminations[other] and other not in out]
+                if not placed:
+                    assert not any(aec.rewards.values())
+                    continue
+                placings += 1
+                assert aec._cumulative_rewards == {
+                    other: before[other] + aec.rewards[other] for other in aec.agents}
+                assert aec.agent_selection == next(
+                    other for other in aec.agents if aec.terminations[other])
+    assert placings > 100
+
+
+def test_a_step_after_the_game_warns_as_pettingzoos_wrapper() -> None:
+    """Stepping CoupEnv itself once every seat is out warns, as env()'s wrapper
+    (whose step() after reset() is the environment's)."""
+    from pettingzoo.utils.env_logger import EnvLogger
+
+    aec = CoupEnv(players=3)
+    aec.reset(seed=3)
+    for _agent in aec.agent_iter():
+        observation, _, terminated, truncated, _ = aec.last()
+        aec.step(None if terminated or truncated
+                 else int(observation["action_mask"].nonzero()[0][0]))
+    assert aec.agents == []
+    EnvLogger.flush()
+    aec.step(0)
+    assert "step() called after" in EnvLogger.mqueue[0]

@@ -27,7 +27,8 @@ Rewards come from placements: ``reward(place, players)`` (default
 the place is known, i.e. when the seat is out or the game ends; a seat that
 is out is terminated then (it steps once more with ``None``, as PettingZoo
 asks), and every seat left is terminated at the end of the game (the turn
-limit is a rule of the game: termination, not truncation).
+limit is a rule of the game: termination, not truncation).  A step once
+every seat is out warns, as PettingZoo's order-enforcing wrapper does.
 
 ``reset(seed=n)`` replays the same game for the same actions: the game seeds
 come from a ``random.Random(n)``, one per reset; ``reset()`` without a seed
@@ -37,18 +38,20 @@ goes on with the next one.
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any, Final
 
 import gymnasium
 import numpy as np
 from pettingzoo import AECEnv
+from pettingzoo.utils.env_logger import EnvLogger
 
 from arena.engine.cards import DEFAULT_VARIANT, MAX_PLAYERS, MIN_PLAYERS, VARIANTS
 from arena.engine.decisions import Decision
 from arena.engine.game import Game
 from arena.engine.observer import SPECTATOR, view
 from arena.engine.rules import DEFAULT_TURN_LIMIT
+from arena.env.observations import _HANDLERS as observations_handlers
 from arena.env.observations import Observations
 from arena.protocol.codec import encode_event, seat_seed
 from arena.sdk import encoding
@@ -57,9 +60,11 @@ from arena.transcript import Transcript
 
 Reward = Callable[[int, int], float]
 
-# Looked up once, not at every observation.
+# Looked up once, not at every observation (a dtype, not the type: frombuffer
+# takes it some 40 ns sooner).
 _frombuffer: Final = np.frombuffer
-_FLOAT32: Final = np.float32
+_FLOAT32: Final = np.dtype(np.float32)
+_route: Final = observations_handlers.get
 
 
 class IllegalActionError(ValueError):
@@ -104,6 +109,9 @@ class CoupEnv(AECEnv):
         self.render_mode = render_mode
         self.possible_agents = [f"seat_{seat}" for seat in range(players)]
         self._seat = {agent: seat for seat, agent in enumerate(self.possible_agents)}
+        # What reset() copies (a copy is quicker than dict.fromkeys).
+        self._zeros = dict.fromkeys(self.possible_agents, 0.0)
+        self._falses = dict.fromkeys(self.possible_agents, False)
         observation = gymnasium.spaces.Dict({
             "observation": gymnasium.spaces.Box(0.0, 1.0, (encoding.OBSERVATION_SIZE,),
                                                 np.float32),
@@ -115,8 +123,12 @@ class CoupEnv(AECEnv):
         self._seeds = random.Random()
         self._masks: list[dict[int, tuple[Any, np.ndarray, dict[int, Decision]]]] = [
             {} for _ in range(players)]
-        self._observed_seat = -1  # the seat observe() last looked up, until a decision
-        self._observed: dict[int, Decision] = {}  # its legal answers by action index
+        # The agent observe() last looked up (until a decision), its seat and its
+        # legal answers by action index.
+        self._observed_agent: str | None = None
+        self._observed_seat = -1
+        self._observed: dict[int, Decision] = {}
+        self._has_updated = False  # env()'s wrapper's, kept here: see step()
         self.game: Game | None = None
         self.game_seed: int | None = None
         self._observations: Observations | None = None
@@ -147,14 +159,14 @@ class CoupEnv(AECEnv):
         self._rendered = 0
         self._placed: set[int] = set()
         self.agents = self.possible_agents[:]
-        self.rewards = dict.fromkeys(self.agents, 0.0)
-        self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
-        self.terminations = dict.fromkeys(self.agents, False)
-        self.truncations = dict.fromkeys(self.agents, False)
+        self.rewards = self._zeros.copy()
+        self._cumulative_rewards = self._zeros.copy()
+        self.terminations = self._falses.copy()
+        self.truncations = self._falses.copy()
         self.infos: dict[str, dict[str, Any]] = {agent: {} for agent in self.agents}
         self._skip_agent_selection = None
         self._rewarded = False
-        self._observed_seat = -1
+        self._observed_agent = None
         self._select(game)
 
     def state_of(self, agent: str,
@@ -183,10 +195,39 @@ class CoupEnv(AECEnv):
         return [encode_event(event) for event in self.state_of(agent).history]
 
     def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
-        # AECEnv.last, a call shorter: it is asked once a step.
+        # AECEnv.last, with observe() inline (asked once a step: two calls fewer).
         agent = self.agent_selection
-        return (self.observe(agent) if observe else None, self._cumulative_rewards[agent],
+        records = self._records
+        if not observe or records is None or self.info_lines:
+            return (self.observe(agent) if observe else None, self._cumulative_rewards[agent],
+                    self.terminations[agent], self.truncations[agent], self.infos[agent])
+        game = self.game
+        observations = self._observations
+        followed = observations.followed
+        if followed != len(records):  # observations.follow_records, inline
+            route = _route
+            for kind, fields in records[followed:]:
+                handler = route(kind)
+                if handler is not None:
+                    handler(observations, fields)
+            observations.followed = len(records)
+        seat = self._seat[agent]
+        legal = game.legal(seat)
+        found = self._masks[seat].get(id(legal)) or self._legal_of(legal, seat)
+        self._observed_agent = agent
+        self._observed_seat = seat
+        self._observed = found[2]
+        return ({"observation": _frombuffer(observations.vector(seat, game.request if legal
+                                                                else None), _FLOAT32),
+                 "action_mask": found[1].copy()}, self._cumulative_rewards[agent],
                 self.terminations[agent], self.truncations[agent], self.infos[agent])
+
+    def agent_iter(self, max_iter: int = 2**63) -> Iterator[str]:  # type: ignore[override]
+        """AECEnv's iterator as a generator, which resumes more cheaply than an
+        iterator's ``__next__`` is called (once a step)."""
+        while self.agents and max_iter > 0:
+            max_iter -= 1
+            yield self.agent_selection
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         game = self.game
@@ -197,12 +238,20 @@ class CoupEnv(AECEnv):
             events = game.events
             if observations.followed != len(events):
                 observations.follow(events)
-        elif observations.followed != len(records):
-            observations.follow_records(records)
+        else:
+            followed = observations.followed
+            if followed != len(records):  # observations.follow_records, inline: a call fewer
+                route = _route
+                for kind, fields in records[followed:]:
+                    handler = route(kind)
+                    if handler is not None:
+                        handler(observations, fields)
+                observations.followed = len(records)
         seat = self._seat[agent]
         legal = game.legal(seat)
         found = self._masks[seat].get(id(legal)) or self._legal_of(legal, seat)
         # What step() will most likely be asked about (forgotten at each decision).
+        self._observed_agent = agent
         self._observed_seat = seat
         self._observed = found[2]
         if self.info_lines and agent in self.infos:
@@ -231,36 +280,53 @@ class CoupEnv(AECEnv):
         return found
 
     def step(self, action: int | None) -> None:
+        # For env()'s order check (order_enforcing): a step since the last agent
+        # given out, set here so that the wrapper's step() can be this one.
+        self._has_updated = True
         agent = self.agent_selection
-        if self.terminations[agent] or self.truncations[agent]:
-            self._was_dead_step(action)
-            return
+        # Mostly the agent last() just observed, with an action it listed as
+        # legal: then it is in the game (a seat out has no legal answer).
+        decision = (self._observed.get(action)
+                    if agent is self._observed_agent and type(action) is int else None)
+        if decision is None:
+            try:
+                dead = self.terminations[agent] or self.truncations[agent]
+            except KeyError:  # no seat left (each leaves with its own entries)
+                if self.agents:
+                    raise
+                EnvLogger.warn_step_after_terminated_truncated()  # as PettingZoo's wrapper
+                return
+            if dead:
+                self._was_dead_step(action)
+                return
+            seat = self._seat[agent]
+            if type(action) is int:
+                decision = self._legal_of(self.game.legal(seat), seat)[2].get(action)
+            if decision is None:  # not an int listed as legal
+                decision = self._decision(agent, seat, action)
+        else:
+            seat = self._observed_seat
         game = self.game
-        assert game is not None
-        seat = self._seat[agent]
-        decision = ((self._observed if self._observed_seat == seat
-                     else self._legal_of(game.legal(seat), seat)[2]).get(action)
-                    if type(action) is int else None)
-        if decision is None:  # not an int listed as legal
-            decision = self._decision(agent, seat, action)
-        self._cumulative_rewards[agent] = 0.0
-        self._observed_seat = -1
+        # A seat in the game has no reward to collect (rewards come with its
+        # place, and a placed seat only steps out): _cumulative_rewards[agent]
+        # is 0 already.
+        self._observed_agent = None
         game.decide(seat, decision)
         if self._rewarded:  # rewards only come with placements: mostly nothing to clear
             self._clear_rewards()
             self._rewarded = False
         if game.result is not None or game.alive.count(False) != len(self._placed):
             self._place_finished(game)
-            self._accumulate_rewards()
-            self._rewarded = True
-            self._select(game)
-            self._deads_step_first()
         else:
             seats = game.request.seats  # type: ignore[union-attr]
             if len(seats) == 1:  # mostly: one seat asked
                 self.agent_selection = self.possible_agents[seats[0]]
-            else:
-                self._select(game)
+            else:  # the first seat still to answer
+                legal = game.legal
+                for other in seats:
+                    if legal(other):
+                        self.agent_selection = self.possible_agents[other]
+                        break
         if self.render_mode == "human":
             self.render()
 
@@ -306,31 +372,41 @@ class CoupEnv(AECEnv):
             if self._skip_agent_selection is not None:
                 self.agent_selection = self._skip_agent_selection
             self._skip_agent_selection = None
-        rewards = self.rewards
-        for other in rewards:
-            rewards[other] = 0
+        if self._rewarded:  # else every reward is 0 already
+            rewards = self.rewards
+            for other in rewards:
+                rewards[other] = 0
+            self._rewarded = False
 
     def _place_finished(self, game: Game) -> None:
-        """Reward and terminate every seat whose place became known."""
+        """Reward and terminate every seat whose place became known, and have the
+        first of them step next: AECEnv's ``_accumulate_rewards`` (the other
+        seats' rewards are 0) and ``_deads_step_first``, in fewer operations."""
         n = self.players
+        placed = self._placed
         if game.result is not None:
             places = game.result.placements
-            done = [seat for seat in range(n) if seat not in self._placed]
+            done = [seat for seat in range(n) if seat not in placed]
         else:
-            out = [seat for seat in range(n) if not game.alive[seat] and seat not in self._placed]
-            if not out:
-                return
+            alive = game.alive
+            done = [seat for seat in range(n) if not alive[seat] and seat not in placed]
             # An eliminated seat's place: one more than the seats still in.
-            left = sum(game.alive)
-            places = [0] * n
-            for seat in out:
-                places[seat] = left + 1
-            done = out
+            places = [alive.count(True) + 1] * n
+        rewards, cumulative = self.rewards, self._cumulative_rewards
+        terminations, truncations = self.terminations, self.truncations
         for seat in done:
             agent = self.possible_agents[seat]
-            self._placed.add(seat)
-            self.rewards[agent] = float(self.reward(places[seat], n))
-            self.terminations[agent] = True
+            placed.add(seat)
+            reward = rewards[agent] = float(self.reward(places[seat], n))
+            cumulative[agent] += reward
+            terminations[agent] = True
+        self._rewarded = True
+        self._select(game)
+        for agent in self.agents:
+            if terminations[agent] or truncations[agent]:
+                self._skip_agent_selection = self.agent_selection
+                self.agent_selection = agent
+                break
 
     def _select(self, game: Game) -> None:
         """The next agent: a seat the engine waits for (terminated seats step first:

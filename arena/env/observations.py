@@ -84,6 +84,7 @@ _CLAIM_VALUES: Final = _count_values(1 / 3, 3)  # index: min(count, 3)
 
 
 _TURN: Final = encoding._TURN
+_COURT: Final = encoding._COURT
 
 
 def _court(size: int) -> bytes:
@@ -107,6 +108,53 @@ def _cards(hand: tuple[str, ...], set_aside: tuple[str, ...]) -> bytes:
     if block is None:
         block = _remember(_CARDS_HELD, (hand, set_aside), encoding._cards_block(hand, set_aside))
     return block
+
+
+def _slot_at_start(coins: int, influence: int) -> bytes:
+    key = (True, coins, influence, (), (), False)
+    block = _SLOTS.get(key)
+    if block is None:
+        block = _remember(_SLOTS, key, encoding._slot(*key, None))
+    return block
+
+
+# Every seat's slot at the start of a game, by (coins, influence).
+_FIRST_SLOTS: dict[tuple[Any, ...], bytes] = {}
+
+
+def _first_slots(coins: tuple[int, ...], influence: int) -> bytes:
+    slots = b"".join(_slot_at_start(seat_coins, influence) for seat_coins in coins)
+    if len(_FIRST_SLOTS) >= 20_000:
+        _FIRST_SLOTS.clear()
+    _FIRST_SLOTS[coins, influence] = slots
+    return slots
+
+
+_ACTION_TAILS: dict[int, dict[tuple[Any, ...], tuple[bytes, ...]]] = {}
+
+
+# A hand less a card, or plus cards, with its cards block: (hand, set aside,
+# card or cards) -> (new hand, block), for all games.
+_LESS: dict[tuple[Any, ...], tuple[tuple[str, ...], bytes]] = {}
+_MORE: dict[tuple[Any, ...], tuple[tuple[str, ...], bytes]] = {}
+
+
+def _less(key: tuple[Any, ...]) -> tuple[tuple[str, ...], bytes]:
+    hand, set_aside, card = key
+    hand = _without(hand, card)
+    if len(_LESS) >= 20_000:  # some hundreds in practice
+        _LESS.clear()
+    found = _LESS[key] = (hand, _cards(hand, set_aside))
+    return found
+
+
+def _more(key: tuple[Any, ...]) -> tuple[tuple[str, ...], bytes]:
+    hand, set_aside, cards = key
+    hand += cards
+    if len(_MORE) >= 20_000:
+        _MORE.clear()
+    found = _MORE[key] = (hand, _cards(hand, set_aside))
+    return found
 
 
 # The tail of each observing seat's vector (the empty slots past the last
@@ -146,6 +194,13 @@ class Observations:
         self._view_slots()
         self._empty = encoding._EMPTY_SLOTS[MAX_PLAYERS - n]
         self._no_tails = (self._empty + _NO_CHAIN,) * n
+        game = _game(n, variant, False)
+        self._start_head = (game, game + _court(0), game + _court(0) + _turn(0))
+        self._no_cards = _cards((), ())
+        self._no_slots = bytes(len(self._slots))
+        self._no_counts = [[0] * len(_CARD) for _ in range(n)]
+        # The tails by an action's record fields, for all games of n players.
+        self._action_tails = _ACTION_TAILS.setdefault(n, {})
         self.restart()
 
     def _view_slots(self) -> None:
@@ -175,10 +230,9 @@ class Observations:
         self.turn = 0
         self.current: int | None = None
         self.influence = [2] * n
-        self.face_up = [[0] * len(_CARD) for _ in range(n)]  # count of each card
-        self.claims = [[0] * len(_CARD) for _ in range(n)]  # count since the last new card
-        # The action on the table: players, actor, action's index, target, blocker,
-        # block claim.
+        self.face_up = list(map(list.copy, self._no_counts))  # count of each card
+        self.claims = list(map(list.copy, self._no_counts))  # count since the last new card
+        # The action on the table: its record's fields (actor, action, target, claim).
         self.chain: tuple[Any, ...] | None = None
         # What each seat alone knows.
         self.hands: list[tuple[str, ...]] = [()] * n
@@ -187,12 +241,10 @@ class Observations:
         self.known: list[dict[int, str]] = [{} for _ in range(n)]  # seen by examining
         self._knowing = 0  # entries in all of known
         self._shown: list[str | None] = [None] * n  # the card each seat last showed
-        # The blocks.
-        self._game = _game(n, self.variant, False)
-        self._game_court = self._game + _court(0)
-        self._head = self._game_court + _turn(0)
-        self._cards = [_cards((), ())] * n
-        self._slots[:] = bytes(len(self._slots))
+        # The blocks (GameStarted sets the head and the slots again).
+        self._game, self._game_court, self._head = self._start_head
+        self._cards = [self._no_cards] * n
+        self._slots[:] = self._no_slots
         self._tails = self._no_tails  # per observing seat, the empty slots and the chain
 
     def follow(self, events: list[Any]) -> None:
@@ -255,8 +307,19 @@ class Observations:
 
     def _court_changed(self, court: int) -> None:
         self.court = court
-        self._game_court = self._game + _court(court)
-        self._head = self._game_court + _turn(self.turn)
+        game_court = self._game_court = self._game + (
+            _COURT[court] if 0 <= court <= 20 else _court(court))
+        turn = self.turn
+        self._head = game_court + (_TURN[turn] if turn <= 100 else _TURN[100])
+
+    def _lose(self, seat: int, card: str) -> None:
+        """``seat``'s hand less ``card`` (unchanged if it has none)."""
+        key = (self.hands[seat], self.set_aside[seat], card)
+        self.hands[seat], self._cards[seat] = _LESS.get(key) or _less(key)
+
+    def _gain(self, seat: int, cards: tuple[str, ...]) -> None:
+        key = (self.hands[seat], self.set_aside[seat], cards)
+        self.hands[seat], self._cards[seat] = _MORE.get(key) or _more(key)
 
     def _claimed(self, seat: int, card: str) -> None:
         i = _CARD[card]
@@ -287,17 +350,15 @@ class Observations:
         self.influence = [influence] * n
         self._game = _game(n, variant, draft)
         self._court_changed(court)
-        for seat in range(n):
-            key = (True, coins[seat], influence, (), (), False)
-            block = _SLOTS.get(key)
-            if block is None:
-                block = _remember(_SLOTS, key, encoding._slot(*key, None))
-            self._slots[seat * _SLOT_BYTES:(seat + 1) * _SLOT_BYTES] = block
+        slots = _FIRST_SLOTS.get((coins, influence)) or _first_slots(coins, influence)
+        self._slots[:len(slots)] = slots
 
     def _dealt(self, fields: tuple[Any, ...]) -> None:
         seat, cards = fields
         if cards is not None:
-            self._hold(seat, tuple(cards))
+            hand = self.hands[seat] = tuple(cards)
+            self._cards[seat] = _CARDS_HELD.get((hand, self.set_aside[seat])) or _cards(
+                hand, self.set_aside[seat])
 
     def _draft_offered(self, fields: tuple[Any, ...]) -> None:
         seat, cards = fields
@@ -310,7 +371,7 @@ class Observations:
         self._values[_SLOT * seat + _INFLUENCE] = influence / 2
         if card is not None:
             self.set_aside[seat] = _without(self.draft_piles[seat], card)
-            self._hold(seat, self.hands[seat] + (card,))
+            self._gain(seat, (card,))
 
     def _turn_started(self, fields: tuple[Any, ...]) -> None:
         turn, seat = fields
@@ -325,11 +386,22 @@ class Observations:
         self._tails = self._no_tails
 
     def _action(self, fields: tuple[Any, ...]) -> None:
-        seat, action, target, claim = fields
-        chain = self.chain = (self.players, seat, _ACTION[action], target, None, None)
-        self._tails = _TAILS.get(chain) or _tails_of(chain)
-        if claim is not None:
-            self._claimed(seat, claim)
+        self.chain = fields
+        self._tails = self._action_tails.get(fields) or self._tails_of_action(fields)
+        seat, _, _, claim = fields
+        if claim is not None:  # self._claimed(seat, claim), inline
+            i = _CARD[claim]
+            counts = self.claims[seat]
+            count = counts[i] = counts[i] + 1
+            self._values[_SLOT * seat + _CLAIMS + i] = _CLAIM_VALUES[count if count < 3 else 3]
+
+    def _tails_of_action(self, fields: tuple[Any, ...]) -> tuple[bytes, ...]:
+        seat, action, target, _ = fields
+        chain = (self.players, seat, _ACTION[action], target, None, None)
+        if len(self._action_tails) >= 20_000:  # some hundreds in practice
+            self._action_tails.clear()
+        tails = self._action_tails[fields] = _TAILS.get(chain) or _tails_of(chain)
+        return tails
 
     def _coins(self, fields: tuple[Any, ...]) -> None:
         seat, _, coins, _ = fields
@@ -338,7 +410,7 @@ class Observations:
     def _proven(self, fields: tuple[Any, ...]) -> None:
         seat, character = fields
         self._court_changed(self.court + 1)  # shuffled into the Court; a "drew" follows
-        self._hold(seat, _without(self.hands[seat], character))
+        self._lose(seat, character)
         if self._knowing:
             self._forget(seat, character)
 
@@ -347,13 +419,13 @@ class Observations:
         self._court_changed(self.court - 1)
         self._new_card(seat)
         if card is not None:
-            self._hold(seat, self.hands[seat] + (card,))
+            self._gain(seat, (card,))
 
     def _blocked(self, fields: tuple[Any, ...]) -> None:
         blocker, character, _ = fields
-        chain = self.chain
-        if chain is not None:
-            chain = self.chain = chain[:4] + (blocker, character)
+        if self.chain is not None:
+            seat, action, target, _ = self.chain
+            chain = (self.players, seat, _ACTION[action], target, blocker, character)
             self._tails = _TAILS.get(chain) or _tails_of(chain)
         self._claimed(blocker, character)
 
@@ -364,9 +436,11 @@ class Observations:
         count = counts[i] = counts[i] + 1
         values, start = self._values, _SLOT * seat
         values[start + _FACE_UP + i] = _FACE_UP_VALUES[count if count < 2 else 2]
-        influence = self.influence[seat] = max(0, self.influence[seat] - 1)
+        influence = self.influence[seat]
+        influence = self.influence[seat] = influence - 1 if influence > 0 else 0
         values[start + _INFLUENCE] = influence / 2
-        self._hold(seat, _without(self.hands[seat], card))
+        key = (self.hands[seat], self.set_aside[seat], card)  # self._lose(seat, card), inline
+        self.hands[seat], self._cards[seat] = _LESS.get(key) or _less(key)
         if self._knowing:
             self._forget(seat, card)
 
@@ -384,7 +458,7 @@ class Observations:
         if self._knowing:
             self._forget(seat)
         if cards is not None:
-            self._hold(seat, self.hands[seat] + tuple(cards))
+            self._gain(seat, tuple(cards))
 
     def _exchange_returned(self, fields: tuple[Any, ...]) -> None:
         seat, count, cards = fields
@@ -412,7 +486,7 @@ class Observations:
             self._forget(target)
         shown = self._shown[target]
         if shown is not None:
-            self._hold(target, _without(self.hands[target], shown))
+            self._lose(target, shown)
 
 
 # By event type, taking an event's fields in order (as a record holds them);

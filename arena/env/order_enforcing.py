@@ -5,19 +5,23 @@ through ``__getattr__`` (two calls, a set and a string test each: eight a
 step in an ``agent_iter`` loop) and its ``step``/``observe`` through two
 more calls each.  This subclass makes the same checks, with the same errors
 and warnings, in properties and methods that go to the environment
-directly.
+directly.  Its ``agent_iter`` is a generator; after ``reset()`` its
+``last()`` and ``step()`` are the environment's own: ``CoupEnv.step`` sets
+the "stepped since the last agent" flag the iterator checks
+(``_has_updated``, kept by the environment) and warns on a step after the
+game, as PettingZoo's wrapper does.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Any
 
 from pettingzoo.utils.env_logger import EnvLogger
 from pettingzoo.utils.wrappers import OrderEnforcingWrapper as PettingZooOrderEnforcingWrapper
-from pettingzoo.utils.wrappers.order_enforcing import (
-    AECOrderEnforcingIterable,
-    AECOrderEnforcingIterator,
-)
+
+if TYPE_CHECKING:
+    from arena.env.aec import CoupEnv
 
 
 def _before_reset(name: str) -> AttributeError:
@@ -27,6 +31,21 @@ def _before_reset(name: str) -> AttributeError:
 class OrderEnforcingWrapper(PettingZooOrderEnforcingWrapper):
     """PettingZoo's ``OrderEnforcingWrapper``, with its checks, minus its
     indirections on what an ``agent_iter`` loop asks every step."""
+
+    def __init__(self, env: CoupEnv) -> None:
+        self.env = env  # first: _has_updated is the environment's (PettingZoo's __init__ sets it)
+        super().__init__(env)
+
+    # Whether step() or reset() came since the iterator last gave out an agent:
+    # kept by the environment, whose step() sets it, so that after reset() the
+    # wrapper's step() can be the environment's own (one call fewer a step).
+    @property
+    def _has_updated(self) -> bool:
+        return self.env._has_updated
+
+    @_has_updated.setter
+    def _has_updated(self, value: bool) -> None:
+        self.env._has_updated = value
 
     @property
     def agent_selection(self) -> str:
@@ -75,8 +94,11 @@ class OrderEnforcingWrapper(PettingZooOrderEnforcingWrapper):
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
         super().reset(seed=seed, options=options)
-        # From now on last() checks nothing: the environment's own, a call shorter.
+        # From now on last() checks nothing, and step() only what the
+        # environment's own checks (a step after the game is over warns, and
+        # sets _has_updated): the environment's own, a call shorter each.
         self.last = self.env.last  # type: ignore[method-assign]
+        self.step = self.env.step  # type: ignore[method-assign]
 
     def __str__(self) -> str:
         # PettingZoo's names its own class, not subclasses, by the environment's name.
@@ -92,26 +114,17 @@ class OrderEnforcingWrapper(PettingZooOrderEnforcingWrapper):
             self._has_updated = True
             self.env.step(action)
 
-    def agent_iter(self, max_iter: int = 2**63) -> AECOrderEnforcingIterable:
+    def agent_iter(self, max_iter: int = 2**63) -> Iterator[str]:  # type: ignore[override]
         if not self._has_reset:
             EnvLogger.error_agent_iter_before_reset()
-        return _Iterable(self, max_iter)
+        return self._agent_iter(max_iter)
 
-
-class _Iterable(AECOrderEnforcingIterable):
-    def __iter__(self) -> AECOrderEnforcingIterator:
-        return _Iterator(self.env, self.max_iter)
-
-
-class _Iterator(AECOrderEnforcingIterator):
-    """``AECOrderEnforcingIterator``'s ``__next__`` in one call."""
-
-    def __next__(self) -> str:
-        wrapper = self.env
-        env = wrapper.env
-        if not env.agents or self.iters_til_term <= 0:
-            raise StopIteration
-        self.iters_til_term -= 1
-        assert wrapper._has_updated, "need to call step() or reset() in a loop over `agent_iter`"
-        wrapper._has_updated = False
-        return env.agent_selection
+    def _agent_iter(self, max_iter: int) -> Iterator[str]:
+        """``AECOrderEnforcingIterator`` as a generator, which resumes more cheaply
+        than an iterator's ``__next__`` is called (once a step)."""
+        env = self.env
+        while env.agents and max_iter > 0:
+            max_iter -= 1
+            assert env._has_updated, "need to call step() or reset() in a loop over `agent_iter`"
+            env._has_updated = False
+            yield env.agent_selection
