@@ -380,15 +380,20 @@ def test_the_site_is_refreshed_while_a_run_goes_on(example: Path, tmp_path: Path
             assert time.monotonic() < deadline, f"the site never showed {count} games"
             time.sleep(0.02)
 
-    before = threading.active_count()
+    def refreshers() -> list[threading.Thread]:
+        # By name: other threads (trio's idle workers of earlier tests) come and go.
+        return [t for t in threading.enumerate() if t.name == "site-refresh"]
+
+    assert refreshers() == []
     with site_build.refreshing(folder, every=0.05):
+        assert len(refreshers()) == 1
         wait_for(10)
         assert read_data(tournament_js)[1]["meta"]["running"] is True
         with open(folder / "games.jsonl", "a") as f:  # the run goes on
             f.writelines(games[10:20])
         wait_for(20)
         assert len(read_replays(folder / "site")) == 20
-    assert threading.active_count() == before  # the refresher has stopped
+    assert refreshers() == []  # the refresher has stopped
 
 
 def test_the_committed_examples_site_is_current_and_the_readme_links_to_it() -> None:
