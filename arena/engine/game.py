@@ -349,8 +349,8 @@ class Game:
     def event_fields(self) -> list[tuple[type, tuple[Any, ...]]]:
         """Every event so far as ``(event class, field values)``, oldest first: what
         ``events`` builds each event from (``event_class(*values)``), for a reader
-        of every event that needs few of them built (the results site's replays).
-        The engine's own list: read it, never change it."""
+        of every event that needs few of them built (the results site's replays,
+        the training environment).  The engine's own list: read it, never change it."""
         return self._event_fields
 
     def legal(self, seat: int) -> tuple[Decision, ...]:
