@@ -280,7 +280,8 @@ def _check_hidden_cards(vector: np.ndarray, state, seat: int, players: int, game
 
 
 def test_seat_views_gives_each_seat_its_view_of_every_event() -> None:
-    """The environment blanks each secret once for all seats (observer.seat_views)."""
+    """observer.seat_views (each secret blanked once for all seats, as the results
+    site's replays use it) gives every seat its view, over the events of env games."""
     rng = random.Random(4)
     seen_secret = 0
     for players, variant in ((2, "ambassador"), (4, "inquisitor"), (6, "inquisitor")):
