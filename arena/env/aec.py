@@ -238,15 +238,8 @@ class CoupEnv(AECEnv):
             events = game.events
             if observations.followed != len(events):
                 observations.follow(events)
-        else:
-            followed = observations.followed
-            if followed != len(records):  # observations.follow_records, inline: a call fewer
-                route = _route
-                for kind, fields in records[followed:]:
-                    handler = route(kind)
-                    if handler is not None:
-                        handler(observations, fields)
-                observations.followed = len(records)
+        elif observations.followed != len(records):
+            observations.follow_records(records)
         seat = self._seat[agent]
         legal = game.legal(seat)
         found = self._masks[seat].get(id(legal)) or self._legal_of(legal, seat)
