@@ -42,6 +42,7 @@ from arena.files import disk_error
 from arena.protocol import codec
 from arena.referee.bots import MANIFEST, BotSpecError, bot_hash
 from arena.referee.preflight import build_all, handshake_all
+from arena.referee.process import relative_to_cwd
 from arena.site.build import SITE, build_site, refreshing
 from arena.tournament import report as reports
 from arena.tournament.ratings import GameResult, fit_ratings
@@ -432,14 +433,9 @@ def _named(bots: list[str]) -> str:
 def _portable(argv: tuple[str, ...]) -> list[str]:
     """A bot's command without the paths of this machine: files under the
     working directory relative to it, the program found on PATH by its name."""
-    here = os.getcwd()
-    out = []
-    for i, arg in enumerate(argv):
-        if os.path.isabs(arg) and os.path.commonpath([here, arg]) == here:
-            arg = os.path.relpath(arg, here)
-        elif i == 0 and os.path.isabs(arg):
-            arg = os.path.basename(arg)
-        out.append(arg)
+    out = [relative_to_cwd(arg) for arg in argv]
+    if out and os.path.isabs(out[0]):
+        out[0] = os.path.basename(out[0])
     return out
 
 

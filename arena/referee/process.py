@@ -678,12 +678,17 @@ def _line_bytes(lines: Sequence[str]) -> bytes:
 
 
 
+def relative_to_cwd(arg: str) -> str:
+    """A path inside the working directory relative to it; anything else as it is."""
+    here = os.getcwd() + os.sep
+    return arg[len(here):] if arg.startswith(here) else arg
+
+
 def shown_command(argv: Sequence[str]) -> str:
     """A command as a bot's log shows it: paths inside the working directory
     relative to it, so that published logs do not show where the host keeps
     the contest."""
-    here = os.getcwd() + os.sep
-    return shlex.join(arg[len(here):] if arg.startswith(here) else arg for arg in argv)
+    return shlex.join(map(relative_to_cwd, argv))
 
 @asynccontextmanager
 async def open_bot_process(
