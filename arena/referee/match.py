@@ -65,6 +65,7 @@ async def play_game(
     wire = [codec.wire_name(name) for name in names]
     faults: list[Fault | None] = [None if isinstance(s, BotPlayer) else s for s in seats]
     times: list[list[float]] = [[] for _ in range(n)]
+    recorded: list[list[float]] = [[] for _ in range(n)]  # the same, as answer_ms records them
     banks = [limits.bank_ms] * n
     sent = 0
     # Each seat's game number and first request id in its process: with the
@@ -121,8 +122,10 @@ async def play_game(
         except BotFaulted as exc:
             return exc.fault
         times[seat].append(elapsed)
+        ms = answer_ms(elapsed)
+        recorded[seat].append(ms)
         # From the time as recorded, so that a replay computes the same banks.
-        over = round(answer_ms(elapsed)) - limits.decision_ms
+        over = round(ms) - limits.decision_ms
         if over > 0:
             banks[seat] -= over
         return decision
@@ -189,7 +192,7 @@ async def play_game(
         "decision_ms": [_summary(t) for t in times],
         "limits": attrs.asdict(limits),
         "session": session,
-        "answer_ms": _answer_times(game.history, times),
+        "answer_ms": _answer_times(game.history, recorded),
     }
     record = GameRecord.of(game, config, seed, referee=referee)
     return GameReport(record, names, tuple(faults), tuple(tuple(t) for t in times),
@@ -226,11 +229,11 @@ def answer_ms(seconds: float) -> float:
 
 
 def _answer_times(history: Sequence[tuple[int, object]],
-                  times: Sequence[Sequence[float]]) -> list[float | None]:
+                  recorded: Sequence[Sequence[float]]) -> list[float | None]:
     """Each entry of the history's time (None for a forfeit or a stop): a seat's
-    answers are taken in its order of answering."""
-    taken = [iter(seat_times) for seat_times in times]
-    return [answer_ms(next(taken[seat])) if seat >= 0 and not isinstance(d, str) else None
+    answers (``answer_ms`` each) are taken in its order of answering."""
+    taken = [iter(seat_times) for seat_times in recorded]
+    return [next(taken[seat]) if seat >= 0 and not isinstance(d, str) else None
             for seat, d in history]
 
 
