@@ -337,6 +337,11 @@ async def test_lines_with_line_breaks_are_refused(tmp_path: Path) -> None:
     async with tool(tmp_path) as bot:
         with pytest.raises(ValueError):
             await bot.send_line("two\nlines")
+        for lines in (["event a", "two\nlines", "request"], ["event a", "a CR\r"], ["\n"]):
+            with pytest.raises(ValueError, match="cannot contain CR or LF"):
+                bot.send_lines_nowait(lines)
+            with pytest.raises(ValueError, match="cannot contain CR or LF"):
+                await bot.send_lines(lines)
         assert bot.usable
 
 

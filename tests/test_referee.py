@@ -766,6 +766,35 @@ async def test_an_answer_in_after_one_scheduler_pass_needs_no_wait() -> None:
     assert report.times[1][:2] == pytest.approx((0.2, 0.2))
 
 
+@mock_clock_test
+async def test_bots_that_answer_at_once_do_not_starve_other_tasks() -> None:
+    # Their answers are taken with no scheduler pass, but a pass comes every
+    # 16 answers of a bot: other games, the watchdog and the game's own time
+    # cap get their turn.
+    players = await ready([FakeBot("a", answering("a")), FakeBot("b", answering("b"))])
+    turns = 0
+
+    async def other_task() -> None:
+        nonlocal turns
+        while True:
+            turns += 1
+            await trio.lowlevel.checkpoint()
+
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(other_task)
+        config = GameConfig(2, "ambassador", draft=False)
+        answers = [0, 0]
+        for seed in range(8):
+            report = await play_game(players, config, seed, FAKE_LIMITS)
+            assert report.faults == (None, None)
+            answers = [done + len(seat) for done, seat in zip(answers, report.times, strict=True)]
+        nursery.cancel_scope.cancel()
+    assert min(answers) >= 64
+    # A pass at least every 32 answers of the two (none at all would starve the
+    # other task), and far fewer passes than answers (one each before).
+    assert sum(answers) // 32 <= turns < sum(answers) // 4
+
+
 @pytest.mark.parametrize(("late", "fault"), [(2.999, None), (3.0, codec.TIMEOUT)])
 @mock_clock_test
 async def test_an_answer_taken_without_waiting_is_still_timed(late: float,

@@ -347,32 +347,74 @@ def synced_size(folder: Path) -> int:
     return int((folder / SYNCED).read_text())
 
 
+@pytest.mark.parametrize("syncfs", [True, False], ids=["syncfs", "fsync each"])
 def test_games_are_synced_in_groups_records_first_then_lines_then_the_size(
-        tmp_path: Path, monkeypatch) -> None:
+        tmp_path: Path, monkeypatch, syncfs: bool) -> None:
     folder = tmp_path / "t"
     store = Store(folder)
     store.open(meta())
     synced: list[str] = []
-    real_fsync = os.fsync
+    real_fsync, real_syncfs = os.fsync, arena.files.sync_file_system
 
     def fsync(fd: int) -> None:
         synced.append(os.path.basename(os.readlink(f"/proc/self/fd/{fd}")))
         real_fsync(fd)
 
+    def sync_file_system(fd: int) -> bool:
+        if not syncfs:
+            return False  # as where there is no syncfs
+        synced.append("syncfs " + os.path.basename(os.readlink(f"/proc/self/fd/{fd}")))
+        assert real_syncfs(fd)  # Linux has it
+        return True
+
     monkeypatch.setattr(os, "fsync", fsync)
+    monkeypatch.setattr(arena.files, "sync_file_system", sync_file_system)
     for n in range(SYNC_GAMES - 1):
         store.append(game("a|b#0", n, "a", "b"), GameRecord(decisions=()))
-    assert synced == []  # not one fsync a game: a group
+    assert synced == []  # not one sync a game: a group
     assert synced_size(folder) == 0
     store.append(game("a|b#0", SYNC_GAMES - 1, "a", "b"), GameRecord(decisions=()))
-    assert synced == [f"{n:06d}.json.gz" for n in range(1, SYNC_GAMES + 1)] + [GAMES]
+    group = [f"{n:06d}.json.gz" for n in range(1, SYNC_GAMES + 1)] + [GAMES]
+    assert synced == ([f"syncfs {GAMES}"] if syncfs else group)  # one call for them all
     assert synced_size(folder) == (folder / GAMES).stat().st_size
     synced.clear()
     store.append(game("a|b#0", SYNC_GAMES, "a", "b"), GameRecord(decisions=()))
     store.close()  # syncs what is left
-    assert synced == [f"{SYNC_GAMES + 1:06d}.json.gz", GAMES]
+    assert synced == ([f"syncfs {GAMES}"] if syncfs
+                      else [f"{SYNC_GAMES + 1:06d}.json.gz", GAMES])
     assert synced_size(folder) == (folder / GAMES).stat().st_size
     assert len(read_games(folder / GAMES)) == SYNC_GAMES + 1
+    assert open_files_in(folder / RECORDS) == []  # closed once synced
+
+
+def open_files_in(folder: Path) -> list[str]:
+    found = []
+    for fd in os.listdir("/proc/self/fd"):
+        try:
+            target = os.readlink(f"/proc/self/fd/{fd}")
+        except OSError:
+            continue  # the listing's own descriptor, closed meanwhile
+        if target.startswith(f"{folder}/"):
+            found.append(target)
+    return found
+
+
+def test_a_failed_sync_is_one_line_and_leaves_the_synced_size(tmp_path: Path,
+                                                             monkeypatch) -> None:
+    folder = tmp_path / "t"
+    store = Store(folder)
+    store.open(meta())
+
+    def sync_file_system(fd: int) -> bool:
+        raise OSError(errno.EIO, os.strerror(errno.EIO))
+
+    monkeypatch.setattr(arena.files, "sync_file_system", sync_file_system)
+    for n in range(SYNC_GAMES - 1):
+        store.append(game("a|b#0", n, "a", "b"), GameRecord(decisions=()))
+    with pytest.raises(UserError, match=f"cannot write {folder}: Input/output error"):
+        store.append(game("a|b#0", SYNC_GAMES - 1, "a", "b"), GameRecord(decisions=()))
+    assert synced_size(folder) == 0  # a resume checks every record
+    assert len(read_games(folder / GAMES)) == SYNC_GAMES
 
 
 def test_a_sync_is_due_when_the_oldest_game_not_synced_is_sync_seconds_old(

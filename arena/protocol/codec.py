@@ -520,16 +520,32 @@ def encode_request(
     target, claimant and character.  The legal tokens come last so that a
     bot can answer with the last field.
     """
-    if not legal:
-        raise ValueError("a request needs at least one legal answer")
-    parts = ["request", str(request_id), request.kind, f"bank_ms={max(bank_ms, 0)}"]
-    for key in _REQUEST_CONTEXT:
-        value = getattr(request, key)
-        if value is not None:
-            parts.append(f"{key}={value}")
-    parts.append(":")
-    parts += [decision.token for decision in legal]
-    return " ".join(parts)
+    # The engine hands out the same request and legal tuple again and again
+    # (both are memoised): what follows the bank is made once for each pair.
+    key = (id(request), id(legal))
+    found = _REQUEST_TAILS.get(key)
+    if found is None or found[0] is not request or found[1] is not legal:
+        if not legal:
+            raise ValueError("a request needs at least one legal answer")
+        parts = [""]
+        for name in _REQUEST_CONTEXT:
+            value = getattr(request, name)
+            if value is not None:
+                parts.append(f"{name}={value}")
+        parts.append(":")
+        parts += [decision.token for decision in legal]
+        found = (request, legal, " ".join(parts))
+        if type(legal) is tuple:  # a list could change under the same id
+            if len(_REQUEST_TAILS) >= _REQUEST_TAILS_KEPT:
+                _REQUEST_TAILS.clear()
+            _REQUEST_TAILS[key] = found
+    return f"request {request_id} {request.kind} bank_ms={max(bank_ms, 0)}{found[2]}"
+
+
+# (id of the request, id of its legal tuple) -> both, and the request line's
+# text after the bank; they are kept in it, so an id cannot be reused meanwhile.
+_REQUEST_TAILS: dict[tuple[int, int], tuple[Request, Sequence[Decision], str]] = {}
+_REQUEST_TAILS_KEPT: Final = 10_000
 
 
 def decode_request(line: str) -> RequestLine:

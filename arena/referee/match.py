@@ -10,6 +10,7 @@ seat that faults.  Only this module and player.py touch the clock.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from typing import Any, Final
 
 import attrs
 import trio
@@ -18,7 +19,7 @@ from arena.decision_times import histogram
 from arena.engine import events as ev
 from arena.engine.decisions import Decision
 from arena.engine.game import Game, GameConfig
-from arena.engine.observer import has_secret, view
+from arena.engine.observer import has_secret, seat_views
 from arena.engine.record import GameRecord
 from arena.protocol import codec
 from arena.referee.player import BotFaulted, BotPlayer, Fault
@@ -64,6 +65,7 @@ async def play_game(
     wire = [codec.wire_name(name) for name in names]
     faults: list[Fault | None] = [None if isinstance(s, BotPlayer) else s for s in seats]
     times: list[list[float]] = [[] for _ in range(n)]
+    recorded: list[list[float]] = [[] for _ in range(n)]  # the same, as answer_ms records them
     banks = [limits.bank_ms] * n
     sent = 0
     # Each seat's game number and first request id in its process: with the
@@ -87,54 +89,73 @@ async def play_game(
         if fault is not None and not game.over:
             game.forfeit(seat, fault.kind)
 
+    lines_of = _LINES.setdefault(n, {})
+    event_fields = game.event_fields
+    live = [seat for seat in range(n) if players[seat] is not None and faults[seat] is None]
+
     def distribute() -> None:
         nonlocal sent
-        new = game.events[sent:]
-        sent = len(game.events)
-        live = [(seat, player) for seat, player in enumerate(players)
-                if player is not None and faults[seat] is None]
-        lines: list[list[str]] = [[] for _ in live]
-        for event in new:
-            if on_event is not None:
+        if on_event is not None:
+            for event in game.events[sent:]:
                 on_event(event)
-            if has_secret(event):
-                for (seat, _), out in zip(live, lines, strict=True):
-                    out.append(codec.encode_event(view(event, seat)))
-            else:
-                # A public event reads the same for every seat: encode it once.
-                line = codec.encode_event(event)
+        new = event_fields[sent:]
+        sent = len(event_fields)
+        lines: list[list[str]] = [[] for _ in live]
+        for unbuilt in new:
+            found = lines_of.get(unbuilt)
+            if found is None:
+                found = _event_lines(unbuilt, n, lines_of)
+            if type(found) is str:  # a public event reads the same for every seat
                 for out in lines:
-                    out.append(line)
-        for (_, player), out in zip(live, lines, strict=True):
-            player.queue_lines(out)
+                    out.append(found)
+            else:
+                for seat, out in zip(live, lines, strict=True):
+                    out.append(found[seat])
+        for seat, out in zip(live, lines, strict=True):
+            players[seat].queue_lines(out)  # type: ignore[union-attr]
 
-    async def ask(seat: int, outcomes: dict[int, Decision | Fault]) -> None:
+    async def ask(seat: int) -> Decision | Fault:
         player = players[seat]
         assert player is not None
         try:
             decision, elapsed = await player.ask(game.request, game.legal(seat), banks[seat])
         except BotFaulted as exc:
-            outcomes[seat] = exc.fault
-            return
+            return exc.fault
         times[seat].append(elapsed)
+        ms = answer_ms(elapsed)
+        recorded[seat].append(ms)
         # From the time as recorded, so that a replay computes the same banks.
-        over = round(answer_ms(elapsed)) - limits.decision_ms
+        over = round(ms) - limits.decision_ms
         if over > 0:
             banks[seat] -= over
-        outcomes[seat] = decision
+        return decision
+
+    async def ask_into(seat: int, outcomes: dict[int, Decision | Fault]) -> None:
+        outcomes[seat] = await ask(seat)
+
+    def forfeit(seat: int, fault: Fault) -> None:
+        if not game.over:
+            faults[seat] = fault
+            live.remove(seat)
+            game.forfeit(seat, fault.kind)
 
     with trio.move_on_after(limits.game_ms / 1000) as cap:
         while not game.over:
             distribute()
             request = game.request
             assert request is not None
-            outcomes: dict[int, Decision | Fault] = {}
             if len(request.seats) == 1:
-                await ask(request.seats[0], outcomes)
-            else:
-                async with trio.open_nursery() as nursery:
-                    for seat in request.seats:
-                        nursery.start_soon(ask, seat, outcomes)
+                seat = request.seats[0]
+                outcome = await ask(seat)
+                if isinstance(outcome, Decision):
+                    game.decide(seat, outcome)
+                else:
+                    forfeit(seat, outcome)
+                continue
+            outcomes: dict[int, Decision | Fault] = {}
+            async with trio.open_nursery() as nursery:
+                for seat in request.seats:
+                    nursery.start_soon(ask_into, seat, outcomes)
             # Decisions first: a forfeit may complete the opportunity.
             for seat in sorted(outcomes):
                 outcome = outcomes[seat]
@@ -142,9 +163,8 @@ async def play_game(
                     game.decide(seat, outcome)
             for seat in sorted(outcomes):
                 outcome = outcomes[seat]
-                if isinstance(outcome, Fault) and not game.over:
-                    faults[seat] = outcome
-                    game.forfeit(seat, outcome.kind)
+                if isinstance(outcome, Fault):
+                    forfeit(seat, outcome)
     if cap.cancelled_caught and not game.over:
         # Bots cut off mid-answer may still write it: restart them.
         assert game.request is not None
@@ -172,11 +192,35 @@ async def play_game(
         "decision_ms": [_summary(t) for t in times],
         "limits": attrs.asdict(limits),
         "session": session,
-        "answer_ms": _answer_times(game.history, times),
+        "answer_ms": _answer_times(game.history, recorded),
     }
     record = GameRecord.of(game, config, seed, referee=referee)
     return GameReport(record, names, tuple(faults), tuple(tuple(t) for t in times),
                       trio.current_time() - started)
+
+
+# Each event's lines by player count, then by the event unbuilt (the engine's
+# (class, field values)): a public event's one line, or a secret event's line
+# as each seat sees it.  Kept across games, where most events come again
+# (TurnStarted(5, 0), CoinsChanged(1, 1, 3, "income"), ...); bounded.
+_LINES: dict[int, dict[tuple[type, tuple[Any, ...]], str | tuple[str, ...]]] = {}
+_LINES_KEPT: Final = 20_000
+
+
+def _event_lines(unbuilt: tuple[type, tuple[Any, ...]], players: int,
+                 kept: dict[tuple[type, tuple[Any, ...]], str | tuple[str, ...]]
+                 ) -> str | tuple[str, ...]:
+    kind, values = unbuilt
+    event = kind(*values)
+    found: str | tuple[str, ...]
+    if has_secret(event):
+        found = tuple([codec.encode_event(view) for view in seat_views(event, range(players))])
+    else:
+        found = codec.encode_event(event)
+    if len(kept) >= _LINES_KEPT:
+        kept.clear()
+    kept[unbuilt] = found
+    return found
 
 
 def answer_ms(seconds: float) -> float:
@@ -185,11 +229,11 @@ def answer_ms(seconds: float) -> float:
 
 
 def _answer_times(history: Sequence[tuple[int, object]],
-                  times: Sequence[Sequence[float]]) -> list[float | None]:
+                  recorded: Sequence[Sequence[float]]) -> list[float | None]:
     """Each entry of the history's time (None for a forfeit or a stop): a seat's
-    answers are taken in its order of answering."""
-    taken = [iter(seat_times) for seat_times in times]
-    return [answer_ms(next(taken[seat])) if seat >= 0 and not isinstance(d, str) else None
+    answers (``answer_ms`` each) are taken in its order of answering."""
+    taken = [iter(seat_times) for seat_times in recorded]
+    return [next(taken[seat]) if seat >= 0 and not isinstance(d, str) else None
             for seat, d in history]
 
 

@@ -215,6 +215,7 @@ class Store:
         self.folder = folder
         self.games_path = folder / GAMES
         self._games_fd: int | None = None
+        self._records_on_games_device = False  # one syncfs puts both on the disk
         self._lock_fd: int | None = None
         self._count = 0
         self._clock = clock
@@ -309,6 +310,8 @@ class Store:
                               *(_record_number(game) for game in games), 0)
             self._games_fd = os.open(self.games_path,
                                      os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o666)
+            self._records_on_games_device = (records.stat().st_dev
+                                             == os.fstat(self._games_fd).st_dev)
             if not (self.folder / SYNCED).exists():
                 # Made once and synced with its folder: from now on a missing
                 # .synced means a folder of an older arena, not a power cut.
@@ -385,31 +388,48 @@ class Store:
                                                >= SYNC_SECONDS)
 
     def sync(self) -> None:
-        """Put the games stored so far on the disk: their records, then their lines,
-        then the size of games.jsonl in .synced (the lines a resume need not check)."""
+        """Put the games stored so far on the disk: their records and lines (one
+        syncfs; else the records, then the lines), then the size of games.jsonl
+        in .synced (the lines a resume need not check)."""
         if self._games_fd is None:
             return
         records, self._unsynced = self._unsynced, []
         try:
-            for i, (fd, path) in enumerate(records):
-                try:
-                    os.fsync(fd)
-                except OSError as exc:
-                    for later, _ in records[i:]:
-                        os.close(later)
-                    raise disk_error(exc, path) from None
-                os.close(fd)
-            try:
-                os.fsync(self._games_fd)
-                size = os.fstat(self._games_fd).st_size
-            except OSError as exc:
-                raise disk_error(exc, self.games_path) from None
+            size = self._sync_group(records)
             try:
                 self._mark_synced(size)
             except OSError as exc:
                 raise disk_error(exc) from None
         finally:
             self._games_unsynced = 0
+
+    def _sync_group(self, records: list[tuple[int, Path]]) -> int:
+        """The records and games.jsonl on the disk; games.jsonl's size then.  One
+        syncfs where the records share games.jsonl's file system (no order among
+        them is needed: a resume checks every record of the lines after .synced),
+        else an fsync of each, the records first."""
+        try:
+            one_call = self._records_on_games_device and files.sync_file_system(
+                self._games_fd)  # type: ignore[arg-type]
+        except OSError as exc:
+            for fd, _ in records:
+                os.close(fd)
+            raise disk_error(exc, self.folder) from None
+        for i, (fd, path) in enumerate(records):
+            try:
+                if not one_call:
+                    os.fsync(fd)
+            except OSError as exc:
+                for later, _ in records[i:]:
+                    os.close(later)
+                raise disk_error(exc, path) from None
+            os.close(fd)
+        try:
+            if not one_call:
+                os.fsync(self._games_fd)  # type: ignore[arg-type]
+            return os.fstat(self._games_fd).st_size  # type: ignore[arg-type]
+        except OSError as exc:
+            raise disk_error(exc, self.games_path) from None
 
     def _mark_synced(self, size: int) -> None:
         # Written in place and not synced itself: a power cut leaves the old size
