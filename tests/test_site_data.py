@@ -186,6 +186,18 @@ def test_time_summary_percentiles_from_histograms() -> None:
     assert old.percentile(99) is None and old.median() == 1.0 and old.max == 9.0
 
 
+def test_a_histogram_counts_each_time_in_its_bucket() -> None:
+    # histogram() computes the buckets inline: they must be bucket()'s.
+    times = [0.0, 0.0005, 0.001, 0.0010001, 0.0012, 0.5, 1.0, 1.19, 1.2, 17.3, 999.9, 60_000.0]
+    found = histogram(times)
+    low = found[0]
+    expected = [0] * (len(found) - 1)
+    for t in times:
+        expected[bucket(t) - low] += 1
+    assert found[1:] == expected and low == min(bucket(t) for t in times) == 0
+    assert histogram([]) == [] and histogram([2.0, 2.0]) == [bucket(2.0), 2]
+
+
 @pytest.fixture(scope="module")
 def example(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A copy of the committed example tournament, without its site."""

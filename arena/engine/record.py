@@ -57,7 +57,8 @@ class GameRecord:
     @classmethod
     def of(cls, game: Game, config: GameConfig | None = None, seed: int | None = None,
            setup: Setup | None = None, referee: dict[str, Any] | None = None) -> GameRecord:
-        decisions = tuple((seat, d if isinstance(d, str) else d.token) for seat, d in game.history)
+        decisions = tuple([(seat, d if isinstance(d, str) else d.token)
+                           for seat, d in game.history])
         return cls(decisions, config, seed, setup, _result_json(game.result), referee or {})
 
     def to_json(self) -> dict[str, Any]:

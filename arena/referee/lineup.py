@@ -61,11 +61,20 @@ class BotHost:
         self._failed_starts = 0
         self._last_fault: Fault | None = None
 
-    async def player(self) -> BotPlayer | Fault:
-        """A ready player for the next game, or the fault that stopped it starting."""
+    def ready_player(self) -> BotPlayer | None:
+        """The player of the process that played the last game, if it may play
+        the next (then ``player`` would return it at once); else None."""
         player = self._player
         if player is not None and not player.broken and player.process.usable:
             return player
+        return None
+
+    async def player(self) -> BotPlayer | Fault:
+        """A ready player for the next game, or the fault that stopped it starting."""
+        player = self.ready_player()
+        if player is not None:
+            return player
+        player = self._player
         await self.close()
         if player is not None and not player.broken and player.process.limit_hit is not None:
             # Killed between games (CPU burnt, memory held after its last answer):
@@ -147,7 +156,10 @@ class BotHost:
 
 async def start_all(hosts: Sequence[BotHost]) -> list[Any]:
     """Ready players (or start-up faults) for a table, started in parallel."""
-    seats: list[Any] = [None] * len(hosts)
+    seats: list[Any] = [host.ready_player() for host in hosts]
+    if None not in seats:  # the usual case between games: no tasks to start
+        await trio.lowlevel.checkpoint()
+        return seats
 
     async def start(i: int) -> None:
         seats[i] = await hosts[i].player()
