@@ -1,13 +1,17 @@
 """Benchmark: the referee's own Python per decision, this arena against another.
 
-``arena.referee.match.play_game`` plays heads-up games against in-process
-stand-in bots that answer every request at once with its first legal
-answer (no pipes, no processes, no kernel), and each game's record is
+``arena.referee.match.play_game`` plays games (heads-up unless
+``--players``) against in-process stand-in bots that answer every request
+at once with its first legal answer (no pipes, no processes, no kernel), and each game's record is
 gzipped as a worker does: what is left is the referee's Python per
 decision (the engine, the protocol's lines, the bot's bookkeeping, trio).
 A subprocess of this checkout and one of ``--compare TREE`` take turns in
 short segments (the order swapped every segment), each reporting its CPU
 time per decision; the ratio is the median of the per-segment ratios.
+
+With ``--random`` the stand-ins answer at random (seeded) instead, so
+that games have challenges, blocks and every kind of request, where an
+opportunity asks several seats at once.
 
 The stand-ins answer before the referee reads, as fast bots on the
 referee's CPU do (``bench/run_cost.py``); ``--slow`` makes every answer
@@ -16,6 +20,7 @@ miss the first look, so the referee waits for each under its deadline
 
     python bench/play_path.py --compare /path/to/other/arena          # ~1 min
     python bench/play_path.py --compare TREE --slow
+    python bench/play_path.py --compare TREE --players 4 --games 300 --random
 
 Not a test: the figures depend on the machine and on its other load.
 """
@@ -47,7 +52,8 @@ from arena.protocol import codec
 from arena.referee.match import play_game
 from arena.referee.player import BotPlayer
 
-games, slow = int(sys.argv[1]), sys.argv[2] == "slow"
+games, slow, players = int(sys.argv[1]), sys.argv[2] == "slow", int(sys.argv[3])
+pick = __import__("random").Random(1).choice if sys.argv[4] == "random" else None
 
 
 class StandIn:
@@ -66,7 +72,8 @@ class StandIn:
         last = lines[-1]
         if last.startswith("request "):
             _, number, rest = last.split(" ", 2)
-            self.answer = number + " " + rest.split(" : ", 1)[1].split(" ", 1)[0]
+            tokens = rest.split(" : ", 1)[1].split(" ")
+            self.answer = number + " " + (pick(tokens) if pick else tokens[0])
         return True
 
     def read_line_nowait(self):
@@ -92,14 +99,14 @@ class StandIn:
 
 async def main():
     limits = codec.Limits()
-    players = [BotPlayer(f"bot{seat}", StandIn(), limits) for seat in (0, 1)]
-    config = GameConfig(2)
+    seats = [BotPlayer(f"bot{seat}", StandIn(), limits) for seat in range(players)]
+    config = GameConfig(players)
     for seed in range(50):  # warm the caches of both versions alike
-        await play_game(players, config, seed, limits)
+        await play_game(seats, config, seed, limits)
     decisions = 0
     start = time.process_time()
     for seed in range(1000, 1000 + games):
-        report = await play_game(players, config, seed, limits)
+        report = await play_game(seats, config, seed, limits)
         gzipped(report.record)
         decisions += len(report.record.decisions)
     print(json.dumps({"cpu": time.process_time() - start, "decisions": decisions}))
@@ -109,13 +116,15 @@ trio.run(main)
 """
 
 
-def play(tree: Path, games: int, slow: bool) -> float:
+def play(tree: Path, games: int, slow: bool, players: int, random: bool) -> float:
     """CPU microseconds per decision of ``tree``'s referee against the stand-ins."""
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(tree),
                                                        os.environ.get("PYTHONPATH", "")]))
     # Run elsewhere: python -c puts its working folder first on the path.
     found = json.loads(subprocess.run(
-        [sys.executable, "-c", CHILD, str(games), "slow" if slow else "fast"], env=env,
+        [sys.executable, "-c", CHILD, str(games), "slow" if slow else "fast", str(players),
+         "random" if random else "first"],
+        env=env,
         check=True, capture_output=True, text=True, cwd=tempfile.gettempdir()).stdout)
     return float(found["cpu"]) / found["decisions"] * 1e6
 
@@ -126,6 +135,10 @@ def main(argv: list[str] | None = None) -> int:
                         help="the other checkout of arena (PYTHONPATH)")
     parser.add_argument("--games", type=int, default=1000, help="games a segment")
     parser.add_argument("--segments", type=int, default=8)
+    parser.add_argument("--players", type=int, default=2, help="seats at each table")
+    parser.add_argument("--random", action="store_true",
+                        help="stand-ins answer at random (seeded), not the first legal answer: "
+                             "challenges, blocks, every kind of request")
     parser.add_argument("--slow", action="store_true",
                         help="every answer waited for (not there at the first look)")
     parser.add_argument("--json", type=Path, default=DEFAULT_JSON)
@@ -135,7 +148,7 @@ def main(argv: list[str] | None = None) -> int:
     for segment in range(args.segments):
         order = list(trees.items())
         for label, tree in order if segment % 2 == 0 else order[::-1]:
-            runs[label].append(play(tree, args.games, args.slow))
+            runs[label].append(play(tree, args.games, args.slow, args.players, args.random))
         print(f"segment {segment + 1}/{args.segments}: "
               + ", ".join(f"{label} {found[-1]:.2f} us/decision"
                           for label, found in runs.items()), file=sys.stderr)
@@ -149,7 +162,8 @@ def main(argv: list[str] | None = None) -> int:
     print(f"this arena / --compare: {statistics.median(ratios):.2f}x (median of "
           f"{len(ratios)} segments: " + ", ".join(f"{r:.2f}" for r in ratios) + ")")
     write_json(args.json, {"benchmark": "play_path", **machine(), "games": args.games,
-                           "segments": args.segments, "slow": args.slow,
+                           "segments": args.segments, "slow": args.slow, "players": args.players,
+                           "random": args.random,
                            "compare": args.compare, "arena": summary, "ratios": ratios})
     return 0
 

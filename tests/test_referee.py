@@ -452,6 +452,26 @@ async def test_an_opportunity_is_offered_to_all_seats_at_once() -> None:
 
 @pytest.mark.parametrize("slow_seat", [1, 2])
 @mock_clock_test
+async def test_an_answer_there_at_once_is_taken_while_another_seat_thinks(slow_seat: int) -> None:
+    # One seat answers the challenge at once, the other after 0.3 s: the prompt
+    # answer is taken as it is sent (no wait for it), the other seat's request
+    # goes out without waiting for anyone, and each answer has its own time.
+    delays: list[dict[int, float]] = [{}, {}, {}]
+    delays[slow_seat] = {1: 0.3}
+    journal: Journal = []
+    report, bots, expected = await play_rigged(delays, journal)
+    assert [bot.received for bot in bots] == expected
+    assert report.record.decisions == RIGGED_DECISIONS
+    assert report.duration == pytest.approx(0.3)
+    quick_seat = 3 - slow_seat
+    assert report.times[slow_seat][0] == pytest.approx(0.3)
+    assert report.times[quick_seat][0] == pytest.approx(0.0)
+    sent = [name for what, name, line in journal if what == "sent" and line == TAX_CHALLENGE]
+    assert sent == ["beta", "gamma"]  # in seat order, the slow seat's too
+
+
+@pytest.mark.parametrize("slow_seat", [1, 2])
+@mock_clock_test
 async def test_answers_are_applied_in_seat_order_whoever_answers_first(slow_seat: int) -> None:
     # Both challenge; seat 1's challenge counts whether it answers first or last.
     delays: list[dict[int, float]] = [{}, {1: 0.1}, {1: 0.1}]

@@ -22,7 +22,7 @@ from arena.engine.game import Game, GameConfig
 from arena.engine.observer import has_secret, seat_views
 from arena.engine.record import GameRecord
 from arena.protocol import codec
-from arena.referee.player import BotFaulted, BotPlayer, Fault
+from arena.referee.player import Asked, BotFaulted, BotPlayer, Fault
 
 # Why a game stopped when the engine did not end it.
 TIME_CAP = "time_cap"
@@ -114,13 +114,7 @@ async def play_game(
         for seat, out in zip(live, lines, strict=True):
             players[seat].queue_lines(out)  # type: ignore[union-attr]
 
-    async def ask(seat: int) -> Decision | Fault:
-        player = players[seat]
-        assert player is not None
-        try:
-            decision, elapsed = await player.ask(game.request, game.legal(seat), banks[seat])
-        except BotFaulted as exc:
-            return exc.fault
+    def took(seat: int, decision: Decision, elapsed: float) -> Decision:
         times[seat].append(elapsed)
         ms = answer_ms(elapsed)
         recorded[seat].append(ms)
@@ -130,8 +124,28 @@ async def play_game(
             banks[seat] -= over
         return decision
 
-    async def ask_into(seat: int, outcomes: dict[int, Decision | Fault]) -> None:
-        outcomes[seat] = await ask(seat)
+    async def ask(seat: int) -> Decision | Fault:
+        player = players[seat]
+        assert player is not None
+        try:
+            decision, elapsed = await player.ask(game.request, game.legal(seat), banks[seat])
+        except BotFaulted as exc:
+            return exc.fault
+        return took(seat, decision, elapsed)
+
+    async def answer_into(seat: int, asked: Asked | None,
+                          outcomes: dict[int, Decision | Fault]) -> None:
+        if asked is None:  # not sent: it goes the whole way
+            outcomes[seat] = await ask(seat)
+            return
+        player = players[seat]
+        assert player is not None
+        try:
+            decision, elapsed = await player.answer(asked)
+        except BotFaulted as exc:
+            outcomes[seat] = exc.fault
+            return
+        outcomes[seat] = took(seat, decision, elapsed)
 
     def forfeit(seat: int, fault: Fault) -> None:
         if not game.over:
@@ -152,10 +166,28 @@ async def play_game(
                 else:
                     forfeit(seat, outcome)
                 continue
+            # Every seat asked at once: each request sent, and each answer taken
+            # if it is already there; the others waited for side by side.
             outcomes: dict[int, Decision | Fault] = {}
-            async with trio.open_nursery() as nursery:
-                for seat in request.seats:
-                    nursery.start_soon(ask_into, seat, outcomes)
+            waiting: list[tuple[int, Asked | None]] = []
+            for seat in request.seats:
+                player = players[seat]
+                assert player is not None
+                try:
+                    got = player.ask_at_once(request, game.legal(seat), banks[seat])
+                except BotFaulted as exc:
+                    outcomes[seat] = exc.fault
+                    continue
+                if got is None or type(got) is Asked:
+                    waiting.append((seat, got))  # type: ignore[arg-type]
+                else:
+                    outcomes[seat] = took(seat, *got)  # type: ignore[misc]
+            if waiting:
+                async with trio.open_nursery() as nursery:
+                    for seat, asked in waiting:
+                        nursery.start_soon(answer_into, seat, asked, outcomes)
+            else:
+                await trio.lowlevel.checkpoint()  # other tasks' turn, as a wait gives
             # Decisions first: a forfeit may complete the opportunity.
             for seat in sorted(outcomes):
                 outcome = outcomes[seat]

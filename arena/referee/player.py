@@ -53,6 +53,21 @@ class BotFaulted(Exception):
         super().__init__(f"{fault.kind}: {fault.detail}")
 
 
+class Asked:
+    """A request sent whose answer ``BotPlayer.answer`` is to take."""
+
+    __slots__ = ("request_id", "request_line", "legal", "bank_ms", "start", "limit")
+
+    def __init__(self, request_id: int, request_line: str, legal: Sequence[Decision],
+                 bank_ms: int, start: float, limit: float) -> None:
+        self.request_id = request_id
+        self.request_line = request_line
+        self.legal = legal
+        self.bank_ms = bank_ms
+        self.start = start  # when it was sent, on trio's clock
+        self.limit = limit  # seconds it may take: the decision limit and the bank
+
+
 class BotPlayer:
     """A bot process that has answered the handshake; reused across games."""
 
@@ -145,6 +160,71 @@ class BotPlayer:
     async def ask(self, request: Request, legal: Sequence[Decision],
                   bank_ms: int) -> tuple[Decision, float]:
         """Send the queued lines and the request; the answer and its time in seconds."""
+        # Answers taken at once need no scheduler pass (ask_at_once): one every
+        # _PASS_EVERY asks, so that a game of fast bots cannot starve other
+        # tasks and its own deadlines.
+        self._unpassed += 1
+        if self._unpassed >= _PASS_EVERY:
+            self._unpassed = 0
+            await trio.lowlevel.checkpoint()
+        asked = self.ask_at_once(request, legal, bank_ms)
+        if asked is None:
+            return await self._ask_waiting(request, legal, bank_ms)
+        if type(asked) is Asked:
+            return await self.answer(asked)
+        return asked  # type: ignore[return-value]
+
+    def ask_at_once(self, request: Request, legal: Sequence[Decision],
+                    bank_ms: int) -> tuple[Decision, float] | Asked | None:
+        """``ask`` without waiting: the request sent if the pipe takes it at once,
+        and the answer if the bot has written it by the time the write returns
+        (a fast bot woken on this CPU runs at once, and mostly has).
+
+        Returns the answer and its time, or an ``Asked`` if it is not there yet
+        (``answer`` waits for it), or None, with nothing sent, if the request
+        cannot go at once (output came unasked, the pipe is full): then ``ask``.
+        Raises ``BotFaulted`` as ``ask`` does."""
+        process = self.process
+        if process.output_waiting():
+            return None
+        request_id = self._next_id
+        request_line = codec.encode_request(request_id, request, legal, bank_ms)
+        lines = self._outbox
+        lines.append(request_line)
+        start = trio.current_time()
+        if not process.send_lines_nowait(lines):
+            lines.pop()
+            return None
+        self._next_id += 1
+        self._outbox = []
+        asked = Asked(request_id, request_line, legal, bank_ms, start,
+                      (self.limits.decision_ms + max(bank_ms, 0)) / 1000)
+        try:
+            line = process.read_line_nowait()
+        except proc.BotFault as exc:
+            raise self._output_fault(exc, request_line, trio.current_time() - start) from None
+        if line is None:
+            return asked
+        end = trio.current_time()
+        if end >= start + asked.limit:
+            line = None  # in time as under answer's deadline
+        return self._decision(asked, line, end)
+
+    async def answer(self, asked: Asked) -> tuple[Decision, float]:
+        """Wait for the answer to a request ``ask_at_once`` sent, within its deadline."""
+        line = None
+        try:
+            with trio.move_on_at(asked.start + asked.limit):
+                line = await self.process.read_line()
+        except proc.BotFault as exc:
+            raise self._output_fault(exc, asked.request_line,
+                                     trio.current_time() - asked.start) from None
+        return self._decision(asked, line, trio.current_time())
+
+    async def _ask_waiting(self, request: Request, legal: Sequence[Decision],
+                           bank_ms: int) -> tuple[Decision, float]:
+        """``ask`` when the request cannot go at once: output sent unasked is
+        refused, and the lines are written under the answer's deadline."""
         request_id = self._next_id
         self._next_id += 1
         request_line = codec.encode_request(request_id, request, legal, bank_ms)
@@ -152,45 +232,29 @@ class BotPlayer:
             await self._refuse_unsolicited(request_line)
         lines, self._outbox = self._outbox, []
         lines.append(request_line)
-        limit = (self.limits.decision_ms + max(bank_ms, 0)) / 1000
-        start = trio.current_time()
+        asked = Asked(request_id, request_line, legal, bank_ms, trio.current_time(),
+                      (self.limits.decision_ms + max(bank_ms, 0)) / 1000)
         line = None
-        late = False
-        end = start
         try:
-            sent = self.process.send_lines_nowait(lines)
-            if sent:
-                # A fast bot has mostly answered by the time the write returns
-                # (woken on this CPU, it runs at once): its answer is taken with
-                # no scheduler pass and no cancel scope.  Every _PASS_EVERY such
-                # answers, one pass first, so that a game of such bots cannot
-                # starve other tasks and its own deadlines.
-                self._unpassed += 1
-                if self._unpassed >= _PASS_EVERY:
-                    self._unpassed = 0
-                    await trio.lowlevel.checkpoint()
-                line = self.process.read_line_nowait()
-                if line is not None:
-                    end = trio.current_time()
-                    if end >= start + limit:
-                        line, late = None, True  # in time as under move_on_at below
-            if line is None and not late:
-                with trio.move_on_at(start + limit):
-                    if not sent:
-                        await self.process.send_lines(lines)
-                    line = await self.process.read_line()
-                end = trio.current_time()
+            with trio.move_on_at(asked.start + asked.limit):
+                await self.process.send_lines(lines)
+                line = await self.process.read_line()
         except proc.BotFault as exc:
-            raise self._output_fault(exc, request_line, trio.current_time() - start) from None
-        elapsed = end - start
+            raise self._output_fault(exc, request_line,
+                                     trio.current_time() - asked.start) from None
+        return self._decision(asked, line, trio.current_time())
+
+    def _decision(self, asked: Asked, line: str | None, end: float) -> tuple[Decision, float]:
+        """The decision an answer line gives (None: none in time), and its time."""
+        elapsed = end - asked.start
         if line is None:
-            raise self._fault(codec.TIMEOUT, f"no answer within {limit * 1000:.0f} ms "
-                              f"({self.limits.decision_ms} ms + bank {max(bank_ms, 0)} ms)",
-                              request=request_line, elapsed=elapsed)
+            raise self._fault(codec.TIMEOUT, f"no answer within {asked.limit * 1000:.0f} ms "
+                              f"({self.limits.decision_ms} ms + bank {max(asked.bank_ms, 0)} "
+                              f"ms)", request=asked.request_line, elapsed=elapsed)
         try:
-            decision = codec.decode_answer(line, request_id, legal)
+            decision = codec.decode_answer(line, asked.request_id, asked.legal)
         except codec.CodecError as exc:
-            raise self._fault(exc.fault, str(exc), line=line, request=request_line,
+            raise self._fault(exc.fault, str(exc), line=line, request=asked.request_line,
                               elapsed=elapsed) from None
         return decision, elapsed
 
