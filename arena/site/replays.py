@@ -46,6 +46,11 @@ EVENT_CODES: Final[dict[type, str]] = {
     ev.ExchangeDrawn: "XD", ev.ExchangeReturned: "XR", ev.ExamineShown: "ES",
     ev.ExamineDecided: "ED", ev.ActionResolved: "AR", ev.ActionFailed: "AF", ev.GameOver: "GO",
 }
+# The events replay_json reads more of than their text: whose turn it is,
+# the events with a secret, and those that change the tables.
+_TURN_STARTED: Final = ev.TurnStarted
+_SECRET: Final = observer.SECRET_EVENT_TYPES
+_READ: Final = frozenset({_TURN_STARTED, *_SECRET, *FOLDS})
 # Fields that hold a card or a character: written as letters.
 _CARD_FIELDS: Final = frozenset({"card", "cards", "character", "claim"})
 
@@ -106,9 +111,10 @@ def replay_json(record: GameRecord, game_id: str, line: dict[str, Any] | None = 
     pieces: each event's text is made once (and kept for the next games, where
     most events come again), every view's table is folded from the same pass
     (the observer's ``seat_views`` gives each seat its copy of an event with a
-    secret), and a table re-encodes only what an event touched.  The engine's
-    events are read unbuilt (``Game.event_fields``); only those a table or
-    the observer reads are built."""
+    secret, kept for the next games as the texts are), and a table re-encodes
+    only what an event touched.  The engine's events are read unbuilt
+    (``Game.event_fields``); only those a table or the observer reads are
+    built."""
     events, ends, waits = _steps(record)
     started = events[0][1] if events and events[0][0] is ev.GameStarted else None
     players = started[0] if started else 0
@@ -116,40 +122,40 @@ def replay_json(record: GameRecord, game_id: str, line: dict[str, Any] | None = 
     shown = [_ShownTable() for _ in range(1 + players)]  # omniscient, then each seat
     every_table = [view.table for view in shown]
     omniscient_table, seat_tables = every_table[0], every_table[1:]
-    texts: list[str] = []
     seen: list[list[str]] = [[] for _ in seats]  # '"index":event' where a seat's view differs
     steps: list[str] = []  # each step's JSON text
     turn, current = 0, -1
     start = 0
     for end, waiting in zip(ends, waits, strict=True):
-        for index in range(start, end):
-            unbuilt = events[index]
-            text = _TEXTS.get(unbuilt)
-            if text is None:
-                text = _unbuilt_text(unbuilt)
-            texts.append(text)
-            kind, values = unbuilt
-            if kind is ev.TurnStarted:
-                turn, current = values
+        after = start  # where to look for the next secret event's index
+        for unbuilt in events[start:end]:
+            kind = unbuilt[0]
+            if kind not in _READ:  # most events: their text is all
                 continue
-            if kind in observer.SECRET_EVENT_TYPES:
+            if kind is _TURN_STARTED:
+                turn, current = unbuilt[1]
+            elif kind in _SECRET:
+                event, views, differs = _SEAT_VIEWS.get((unbuilt, players)) or _seat_views(
+                    unbuilt, players)
                 fold = FOLDS.get(kind)
-                event = kind(*values)
                 if fold is not None:
                     fold(omniscient_table, event)
-                for seat, view in enumerate(observer.seat_views(event, seats)):
-                    if view is not event:
-                        view_text = _event_text(kind, view)
-                        if view_text != text:
-                            seen[seat].append(f'"{index}":{view_text}')
-                    if fold is not None:
-                        fold(seat_tables[seat], view)
-            elif kind in FOLDS:
-                fold_public(every_table, kind, values)
+                    for table, view in zip(seat_tables, views, strict=True):
+                        fold(table, view)
+                index = after = events.index(unbuilt, after, end)
+                after += 1
+                for seat, text in enumerate(differs):
+                    if text is not None:
+                        seen[seat].append(f'"{index}":{text}')
+            else:
+                fold_public(every_table, kind, unbuilt[1])
         steps.append(f"[{end},{turn},{current},{waiting}]")
         for view_table in shown:
             view_table.step()
         start = end
+    texts = list(map(_TEXTS.get, events))
+    if None in texts:  # events never seen before
+        texts = [_TEXTS.get(unbuilt) or _unbuilt_text(unbuilt) for unbuilt in events]
     referee = record.referee
     head = {
         "v": FORMAT_VERSION,
@@ -248,6 +254,30 @@ def _unbuilt_text(unbuilt: tuple[type, tuple[Any, ...]]) -> str:
 def _event_text(kind: type, event: ev.Event) -> str:
     """The text of ``event``, of class ``kind``, as ``_unbuilt_text`` gives it."""
     return _unbuilt_text((kind, tuple([getattr(event, name) for name, _ in _fields(kind)])))
+
+
+# A secret event's views, by the event unbuilt and the number of seats: the
+# event built, each seat's copy (observer.seat_views), and each seat's text
+# where it differs from the event's (else None).  Kept across games, as the
+# texts: a deal, a draw, a draft come again and again; bounded.
+_SEAT_VIEWS: dict[tuple[tuple[type, tuple[Any, ...]], int],
+                  tuple[ev.Event, list[ev.Event], list[str | None]]] = {}
+
+
+def _seat_views(unbuilt: tuple[type, tuple[Any, ...]], players: int
+                ) -> tuple[ev.Event, list[ev.Event], list[str | None]]:
+    if len(_SEAT_VIEWS) >= _TEXTS_KEPT:
+        _SEAT_VIEWS.clear()
+    kind, values = unbuilt
+    event = kind(*values)
+    views = observer.seat_views(event, range(players))
+    text = _unbuilt_text(unbuilt)
+    differs: list[str | None] = []
+    for view in views:
+        view_text = None if view is event else _event_text(kind, view)
+        differs.append(view_text if view_text != text else None)
+    found = _SEAT_VIEWS[(unbuilt, players)] = (event, views, differs)
+    return found
 
 
 def _steps(record: GameRecord) -> tuple[list[tuple[type, tuple[Any, ...]]], list[int],
