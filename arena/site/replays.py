@@ -46,11 +46,12 @@ EVENT_CODES: Final[dict[type, str]] = {
     ev.ExchangeDrawn: "XD", ev.ExchangeReturned: "XR", ev.ExamineShown: "ES",
     ev.ExamineDecided: "ED", ev.ActionResolved: "AR", ev.ActionFailed: "AF", ev.GameOver: "GO",
 }
-# The events replay_json reads more of than their text: whose turn it is,
-# the events with a secret, and those that change the tables.
+# The events replay_json reads more of than their text: the coins, whose
+# turn it is, the events with a secret, and those that change the tables.
+_COINS_CHANGED: Final = ev.CoinsChanged
 _TURN_STARTED: Final = ev.TurnStarted
 _SECRET: Final = observer.SECRET_EVENT_TYPES
-_READ: Final = frozenset({_TURN_STARTED, *_SECRET, *FOLDS})
+_READ: Final = frozenset({_COINS_CHANGED, _TURN_STARTED, *_SECRET, *FOLDS})
 # Fields that hold a card or a character: written as letters.
 _CARD_FIELDS: Final = frozenset({"card", "cards", "character", "claim"})
 
@@ -111,28 +112,33 @@ def replay_json(record: GameRecord, game_id: str, line: dict[str, Any] | None = 
     pieces: each event's text is made once (and kept for the next games, where
     most events come again), every view's table is folded from the same pass
     (the observer's ``seat_views`` gives each seat its copy of an event with a
-    secret, kept for the next games as the texts are), and a table re-encodes
-    only what an event touched.  The engine's events are read unbuilt
-    (``Game.event_fields``); only those a table or the observer reads are
-    built."""
+    secret, kept for the next games as the texts are), and a table's text is
+    made again only where an event changed it (``_ShownTables``).  The
+    engine's events are read unbuilt (``Game.event_fields``); only those a
+    table or the observer reads are built."""
     events, ends, waits = _steps(record)
     started = events[0][1] if events and events[0][0] is ev.GameStarted else None
     players = started[0] if started else 0
+    coins = list(map(str, started[4])) if started else []  # every seat's: see _ShownTables
     seats = list(range(players))
-    shown = [_ShownTable() for _ in range(1 + players)]  # omniscient, then each seat
-    every_table = [view.table for view in shown]
+    shown = _ShownTables(1 + players)  # omniscient, then each seat
+    every_table = shown.tables
     omniscient_table, seat_tables = every_table[0], every_table[1:]
     seen: list[list[str]] = [[] for _ in seats]  # '"index":event' where a seat's view differs
-    steps: list[str] = []  # each step's JSON text
+    step_texts: list[str] = []  # each step's JSON text
     turn, current = 0, -1
     start = 0
     for end, waiting in zip(ends, waits, strict=True):
+        folded = False  # an event of the step into the tables
         after = start  # where to look for the next secret event's index
         for unbuilt in events[start:end]:
             kind = unbuilt[0]
             if kind not in _READ:  # most events: their text is all
                 continue
-            if kind is _TURN_STARTED:
+            if kind is _COINS_CHANGED:  # the most common event: coins, for every view
+                values = unbuilt[1]
+                coins[values[0]] = str(values[2])
+            elif kind is _TURN_STARTED:
                 turn, current = unbuilt[1]
             elif kind in _SECRET:
                 event, views, differs = _SEAT_VIEWS.get((unbuilt, players)) or _seat_views(
@@ -142,6 +148,7 @@ def replay_json(record: GameRecord, game_id: str, line: dict[str, Any] | None = 
                     fold(omniscient_table, event)
                     for table, view in zip(seat_tables, views, strict=True):
                         fold(table, view)
+                    folded = True
                 index = after = events.index(unbuilt, after, end)
                 after += 1
                 for seat, text in enumerate(differs):
@@ -149,9 +156,9 @@ def replay_json(record: GameRecord, game_id: str, line: dict[str, Any] | None = 
                         seen[seat].append(f'"{index}":{text}')
             else:
                 fold_public(every_table, kind, unbuilt[1])
-        steps.append(f"[{end},{turn},{current},{waiting}]")
-        for view_table in shown:
-            view_table.step()
+                folded = True
+        step_texts.append(f"[{end},{turn},{current},{waiting}]")
+        shown.step(tuple(coins), folded)
         start = end
     texts = list(map(_TEXTS.get, events))
     if None in texts:  # events never seen before
@@ -171,8 +178,8 @@ def replay_json(record: GameRecord, game_id: str, line: dict[str, Any] | None = 
     parts = [_json(head)[:-1],
              ',"events":[', ",".join(texts),
              '],"seen":[', ",".join(["{" + ",".join(differs) + "}" for differs in seen]),
-             '],"steps":[', ",".join(steps),
-             '],"tables":[', ",".join([_strings(view.texts) for view in shown]), "]"]
+             '],"steps":[', ",".join(step_texts),
+             '],"tables":[', ",".join(shown.texts()), "]"]
     if line is not None:
         parts += [',"duration":', _json(line.get("duration"))]
     parts.append("}")
@@ -184,53 +191,96 @@ def _json(value: Any) -> str:
     return json.dumps(value, separators=(",", ":"), ensure_ascii=True)
 
 
-class _ShownTable:
-    """A view's table and its text after each step: a seat's part is encoded
-    again only when an event touched it (only its coins, when only they
-    changed); "" when nothing changed."""
+class _ShownTables:
+    """Every view's table (the omniscient one, then each seat's) and each
+    view's text after each step, "" when it did not change.
 
-    __slots__ = ("table", "parts", "cards", "court", "last", "texts")
+    A view's text is kept as a template of all but the coins, made again
+    only after an event touched a seat's cards or the Court's size, and
+    filled with the coins.  CoinsChanged, the event most steps bring, is not
+    folded into the tables: it has no secret (every view sees it alike), so
+    one list of coins, kept by ``replay_json``, serves every view, and a step
+    that changed the coins changed every view's text.  The texts of a run of
+    steps between two changes of the templates are made at the run's end, a
+    view's at once: one ``%`` of its template repeated over every coin the
+    run's steps showed."""
 
-    def __init__(self) -> None:
-        self.table = Table()
-        self.parts: list[str] = [""]  # the Court's size, then each seat's encode_seat
-        self.cards: list[str] = []  # each seat's part after its coins
-        self.court = -1
-        self.last: str | None = None
-        self.texts: list[str] = []  # the table's text after each step
+    __slots__ = ("tables", "_parts", "_courts", "_templates", "_coins", "_marks", "_run_coins",
+                 "_columns")
 
-    def step(self) -> None:
-        table = self.table
-        touched, coins_touched = table.touched, table.coins_touched
-        if not touched and not coins_touched and table.court == self.court:
-            self.texts.append("")
-            return
-        parts = self.parts
-        seats = table.seats
-        if touched:
-            cards = self.cards
-            if len(cards) != len(seats):
-                parts[1:] = [""] * len(seats)
-                cards[:] = [""] * len(seats)
-            for seat in touched:
-                shown = seats[seat]
-                text = cards[seat] = _encode_cards(shown)
-                parts[seat + 1] = f"{shown.coins}.{text}"
-            touched.clear()
-        if coins_touched:
-            cards = self.cards
-            for seat in coins_touched:
-                parts[seat + 1] = f"{seats[seat].coins}.{cards[seat]}"
-            coins_touched.clear()
-        if table.court != self.court:
-            self.court = table.court
-            parts[0] = str(table.court)
-        text = ";".join(parts)
-        if text == self.last:
-            self.texts.append("")
+    def __init__(self, views: int) -> None:
+        self.tables = [Table() for _ in range(views)]
+        self._parts: list[list[str]] = [[] for _ in range(views)]  # "%s." + a seat's cards
+        self._courts = [-1] * views  # the Court's size in a view's template
+        self._templates = [""] * views  # the Court's size; then each seat's part
+        self._coins: tuple[str, ...] | None = None  # shown after the step before
+        # The run: a step's mark (_MARK: the coins changed, "": nothing did),
+        # and the coins shown after each step whose coins changed, one after another.
+        self._marks: list[str] = []
+        self._run_coins: list[str] = []
+        self._columns: list[list[str]] = [[] for _ in range(views)]  # texts, a run's as one
+
+    def step(self, coins: tuple[str, ...], folded: bool) -> None:
+        """After a step: every seat's ``coins``; ``folded``: whether an event of
+        the step was folded into the tables."""
+        if folded:
+            self._end_run()  # with the templates before
+            changed = self._retemplate()
+            if changed:
+                # A text changed where its template or the coins did (a text
+                # shows each of them whole, in its place).
+                same = coins == self._coins
+                for view, column in enumerate(self._columns):
+                    column.append("" if same and view not in changed
+                                  else self._templates[view] % coins)
+                self._coins = coins
+                return
+        if coins != self._coins:  # every view shows every seat's coins
+            self._marks.append(_MARK)
+            self._run_coins.extend(coins)
+            self._coins = coins
         else:
-            self.last = text
-            self.texts.append(text)
+            self._marks.append("")
+
+    def texts(self) -> list[str]:
+        """Each view's texts, after each step, as a JSON list."""
+        self._end_run()
+        return [_strings(column) for column in self._columns]
+
+    def _end_run(self) -> None:
+        if not self._marks:
+            return
+        marks = '","'.join(self._marks)  # as _strings puts the texts together
+        coins = tuple(self._run_coins)
+        for column, template in zip(self._columns, self._templates, strict=True):
+            column.append(marks.replace(_MARK, template) % coins)
+        self._marks.clear()
+        self._run_coins.clear()
+
+    def _retemplate(self) -> list[int]:
+        """Make again the template of each view whose table an event touched;
+        the views whose template changed."""
+        changed = []
+        for view, table in enumerate(self.tables):
+            touched = table.touched
+            if touched or table.court != self._courts[view]:
+                seats, parts = table.seats, self._parts[view]
+                if len(parts) != len(seats):
+                    parts[:] = [""] * len(seats)
+                for seat in touched:
+                    # "%s" for the coins: the cards are letters, "?", "." and "x",
+                    # nothing % reads.
+                    parts[seat] = "%s." + _encode_cards(seats[seat])
+                touched.clear()
+                self._courts[view] = table.court
+                template = ";".join([str(table.court), *parts])
+                if template != self._templates[view]:
+                    self._templates[view] = template
+                    changed.append(view)
+        return changed
+
+
+_MARK: Final = "\0"  # a step whose coins changed, in a run's marks
 
 
 # An event's text by its class and field values, kept across games (the same
