@@ -27,6 +27,7 @@ import attrs
 from arena.engine import events as ev
 from arena.engine import observer
 from arena.engine.cards import ALL_CARDS
+from arena.engine.decisions import Request
 from arena.engine.game import Game
 from arena.engine.record import GameRecord, replay
 from arena.site.table import FOLDS, Seat, Table, fold_public
@@ -90,12 +91,23 @@ def encode_seat(seat: Seat) -> str:
 
 
 def _encode_cards(seat: Seat) -> str:
-    # encode_seat after the coins: most events change only a seat's coins.
-    letter = _LETTERS.__getitem__
-    text = (f"{''.join(map(letter, seat.hand))}."
-            f"{''.join(map(letter, seat.revealed)) if seat.revealed else ''}."
-            f"{''.join(map(letter, seat.drawn)) if seat.drawn else ''}")
-    return text + ".x" if seat.out else text
+    # encode_seat after the coins, kept by the seat's cards (the same hands
+    # come again and again; bounded): a replay encodes a seat again each time
+    # an event touches it, in every view.
+    key = (*seat.hand, 0, *seat.revealed, 0, *seat.drawn, seat.out)
+    text = _CARDS_TEXTS.get(key)
+    if text is None:
+        if len(_CARDS_TEXTS) >= _TEXTS_KEPT:
+            _CARDS_TEXTS.clear()
+        letter = _LETTERS.__getitem__
+        text = (f"{''.join(map(letter, seat.hand))}."
+                f"{''.join(map(letter, seat.revealed)) if seat.revealed else ''}."
+                f"{''.join(map(letter, seat.drawn)) if seat.drawn else ''}")
+        text = _CARDS_TEXTS[key] = text + ".x" if seat.out else text
+    return text
+
+
+_CARDS_TEXTS: dict[tuple[str | int | bool | None, ...], str] = {}
 
 
 def replay_data(record: GameRecord, game_id: str, line: dict[str, Any] | None = None
@@ -116,7 +128,7 @@ def replay_json(record: GameRecord, game_id: str, line: dict[str, Any] | None = 
     made again only where an event changed it (``_ShownTables``).  The
     engine's events are read unbuilt (``Game.event_fields``); only those a
     table or the observer reads are built."""
-    events, ends, waits = _steps(record)
+    events, ends, requests = _steps(record)
     started = events[0][1] if events and events[0][0] is ev.GameStarted else None
     players = started[0] if started else 0
     coins = list(map(str, started[4])) if started else []  # every seat's: see _ShownTables
@@ -128,7 +140,7 @@ def replay_json(record: GameRecord, game_id: str, line: dict[str, Any] | None = 
     step_texts: list[str] = []  # each step's JSON text
     turn, current = 0, -1
     start = 0
-    for end, waiting in zip(ends, waits, strict=True):
+    for end, request in zip(ends, requests, strict=True):
         folded = False  # an event of the step into the tables
         after = start  # where to look for the next secret event's index
         for unbuilt in events[start:end]:
@@ -157,6 +169,9 @@ def replay_json(record: GameRecord, game_id: str, line: dict[str, Any] | None = 
             else:
                 fold_public(every_table, kind, unbuilt[1])
                 folded = True
+        # Public: every seat knows whose answer the game waits for.
+        waiting = "null" if request is None else (
+            _WAITING.get((request.kind, request.seats)) or _waiting(request))
         step_texts.append(f"[{end},{turn},{current},{waiting}]")
         shown.step(tuple(coins), folded)
         start = end
@@ -188,7 +203,11 @@ def replay_json(record: GameRecord, game_id: str, line: dict[str, Any] | None = 
 
 def _json(value: Any) -> str:
     # ASCII only: bot names and fault lines are hostile text, set only as text.
-    return json.dumps(value, separators=(",", ":"), ensure_ascii=True)
+    return _ENCODER.encode(value)
+
+
+# json.dumps(value, separators=(",", ":"), ensure_ascii=True), its encoder made once.
+_ENCODER: Final = json.JSONEncoder(separators=(",", ":"), ensure_ascii=True)
 
 
 class _ShownTables:
@@ -331,37 +350,32 @@ def _seat_views(unbuilt: tuple[type, tuple[Any, ...]], players: int
 
 
 def _steps(record: GameRecord) -> tuple[list[tuple[type, tuple[Any, ...]]], list[int],
-                                        list[str]]:
+                                        list[Request | None]]:
     """The events unbuilt (``Game.event_fields``), where each step ends, and
-    what the game then waits for (the JSON text of ``[kind, seats]``, or null
-    once over): one step per batch of events a decision set off, the deal
-    (everything before the first decision) first."""
+    what the game then waits for (its request, None once over): one step per
+    batch of events a decision set off, the deal (everything before the first
+    decision) first."""
     ends: list[int] = []
-    waits: list[str] = []
+    requests: list[Request | None] = []
 
     def after(game: Game) -> None:  # called once dealt, then after each decision
         count = len(game.event_fields)
         if not ends or count > ends[-1]:
             ends.append(count)
-            waits.append(_waiting(game))
+            requests.append(game.request)
 
     game = replay(record, after=after)
     if ends[0] == 0:  # no events before the first decision (never for a dealt game)
         ends.pop(0)
-        waits.pop(0)
-    return game.event_fields, ends, waits
+        requests.pop(0)
+    return game.event_fields, ends, requests
 
 
-def _waiting(game: Game) -> str:
-    # Public: every seat knows whose answer the game waits for.  A request's
-    # kind is a plain word, its seats numbers: the JSON text is put together.
-    request = game.request
-    if request is None:
-        return "null"
+def _waiting(request: Request) -> str:
+    """``[kind, seats]`` of ``request`` as JSON text, kept in _WAITING."""
+    # A request's kind is a plain word, its seats numbers: the text is put together.
     key = (request.kind, request.seats)
-    text = _WAITING.get(key)
-    if text is None:
-        text = _WAITING[key] = f'["{key[0]}",[{",".join(map(str, key[1]))}]]'
+    text = _WAITING[key] = f'["{key[0]}",[{",".join(map(str, key[1]))}]]'
     return text
 
 
