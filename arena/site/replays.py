@@ -30,7 +30,7 @@ from arena.engine.cards import ALL_CARDS
 from arena.engine.decisions import Request
 from arena.engine.game import Game
 from arena.engine.record import GameRecord, replay
-from arena.site.table import FOLDS, Seat, Table, fold_public
+from arena.site.table import FOLDS, Seat, Table
 
 FORMAT_VERSION: Final = 3  # a new version writes every replay again (3: several games a file)
 
@@ -51,8 +51,7 @@ EVENT_CODES: Final[dict[type, str]] = {
 # turn it is, the events with a secret, and those that change the tables.
 _COINS_CHANGED: Final = ev.CoinsChanged
 _TURN_STARTED: Final = ev.TurnStarted
-_SECRET: Final = observer.SECRET_EVENT_TYPES
-_READ: Final = frozenset({_COINS_CHANGED, _TURN_STARTED, *_SECRET, *FOLDS})
+_READ: Final = frozenset({_COINS_CHANGED, _TURN_STARTED, *observer.SECRET_EVENT_TYPES, *FOLDS})
 # Fields that hold a card or a character: written as letters.
 _CARD_FIELDS: Final = frozenset({"card", "cards", "character", "claim"})
 
@@ -134,8 +133,7 @@ def replay_json(record: GameRecord, game_id: str, line: dict[str, Any] | None = 
     coins = list(map(str, started[4])) if started else []  # every seat's: see _ShownTables
     seats = list(range(players))
     shown = _ShownTables(1 + players)  # omniscient, then each seat
-    every_table = shown.tables
-    omniscient_table, seat_tables = every_table[0], every_table[1:]
+    omniscient_table, *seat_tables = shown.tables
     seen: list[list[str]] = [[] for _ in seats]  # '"index":event' where a seat's view differs
     step_texts: list[str] = []  # each step's JSON text
     turn, current = 0, -1
@@ -152,7 +150,7 @@ def replay_json(record: GameRecord, game_id: str, line: dict[str, Any] | None = 
                 coins[values[0]] = str(values[2])
             elif kind is _TURN_STARTED:
                 turn, current = unbuilt[1]
-            elif kind in _SECRET:
+            else:  # an event with a secret, or one that changes the tables
                 event, views, differs = _SEAT_VIEWS.get((unbuilt, players)) or _seat_views(
                     unbuilt, players)
                 fold = FOLDS.get(kind)
@@ -161,14 +159,12 @@ def replay_json(record: GameRecord, game_id: str, line: dict[str, Any] | None = 
                     for table, view in zip(seat_tables, views, strict=True):
                         fold(table, view)
                     folded = True
-                index = after = events.index(unbuilt, after, end)
-                after += 1
-                for seat, text in enumerate(differs):
-                    if text is not None:
-                        seen[seat].append(f'"{index}":{text}')
-            else:
-                fold_public(every_table, kind, unbuilt[1])
-                folded = True
+                if differs is not None:
+                    index = after = events.index(unbuilt, after, end)
+                    after += 1
+                    for seat, text in enumerate(differs):
+                        if text is not None:
+                            seen[seat].append(f'"{index}":{text}')
         # Public: every seat knows whose answer the game waits for.
         waiting = "null" if request is None else (
             _WAITING.get((request.kind, request.seats)) or _waiting(request))
@@ -325,16 +321,17 @@ def _event_text(kind: type, event: ev.Event) -> str:
     return _unbuilt_text((kind, tuple([getattr(event, name) for name, _ in _fields(kind)])))
 
 
-# A secret event's views, by the event unbuilt and the number of seats: the
-# event built, each seat's copy (observer.seat_views), and each seat's text
-# where it differs from the event's (else None).  Kept across games, as the
-# texts: a deal, a draw, a draft come again and again; bounded.
+# An event's views, by the event unbuilt and the number of seats: the event
+# built, each seat's copy (observer.seat_views: a blanked one where the event
+# has a secret the seat may not see), and each seat's text where it differs
+# from the event's (None where none does).  Kept across games, as the texts:
+# a deal, a draw, a lost card come again and again; bounded.
 _SEAT_VIEWS: dict[tuple[tuple[type, tuple[Any, ...]], int],
-                  tuple[ev.Event, list[ev.Event], list[str | None]]] = {}
+                  tuple[ev.Event, list[ev.Event], list[str | None] | None]] = {}
 
 
 def _seat_views(unbuilt: tuple[type, tuple[Any, ...]], players: int
-                ) -> tuple[ev.Event, list[ev.Event], list[str | None]]:
+                ) -> tuple[ev.Event, list[ev.Event], list[str | None] | None]:
     if len(_SEAT_VIEWS) >= _TEXTS_KEPT:
         _SEAT_VIEWS.clear()
     kind, values = unbuilt
@@ -345,7 +342,8 @@ def _seat_views(unbuilt: tuple[type, tuple[Any, ...]], players: int
     for view in views:
         view_text = None if view is event else _event_text(kind, view)
         differs.append(view_text if view_text != text else None)
-    found = _SEAT_VIEWS[(unbuilt, players)] = (event, views, differs)
+    found = _SEAT_VIEWS[(unbuilt, players)] = (
+        event, views, differs if any(differs) else None)
     return found
 
 

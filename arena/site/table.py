@@ -12,7 +12,7 @@ engine's own state after every decision (tests/test_site_data.py).
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from typing import Any, Final
 
 import attrs
@@ -148,16 +148,6 @@ FOLDS: Final[dict[type, Callable[[Table, Any], None]]] = {
     ev.ExchangeReturned: Table._exchange_returned, ev.Forfeited: Table._forfeited,
     ev.PlayerOut: Table._out, ev.GameOver: Table._over,
 }
-
-
-def fold_public(tables: Sequence[Table], kind: type, values: tuple[Any, ...]) -> None:
-    """Fold an event every watcher sees alike into each of ``tables``, the event
-    given unbuilt as its class and field values (``Game.event_fields``)."""
-    fold = FOLDS.get(kind)
-    if fold is not None:
-        event = kind(*values)
-        for table in tables:
-            fold(table, event)
 
 
 def _kept(hand: list[str], drawn: list[str | None], returned: tuple[str, ...]) -> list[str]:
