@@ -7,8 +7,9 @@ either every card (the omniscient view, "all cards") or exactly what one
 seat saw: each view is the event stream passed through the engine's
 observer (``arena.engine.observer.seat_views``: every seat's copy of an
 event at once), and each view's table is folded from that stream by
-``Table``.  Nothing here or in the browser decides who
-may see what.
+``Table`` (but for the coins: CoinsChanged has no secret, so every view's
+stream holds the same ones, kept once for all).  Nothing here or in the
+browser decides who may see what.
 
 Kept small, as a site may hold the replays of 100,000 games: events
 are short arrays (a two-letter type, then the event's fields, a card as one
@@ -52,6 +53,9 @@ EVENT_CODES: Final[dict[type, str]] = {
 _COINS_CHANGED: Final = ev.CoinsChanged
 _TURN_STARTED: Final = ev.TurnStarted
 _READ: Final = frozenset({_COINS_CHANGED, _TURN_STARTED, *observer.SECRET_EVENT_TYPES, *FOLDS})
+# One list of coins serves every view (_ShownTables) because the observer
+# gives every seat the same CoinsChanged.
+assert _COINS_CHANGED not in observer.SECRET_EVENT_TYPES
 # Fields that hold a card or a character: written as letters.
 _CARD_FIELDS: Final = frozenset({"card", "cards", "character", "claim"})
 
