@@ -97,7 +97,7 @@ def _encode_cards(seat: Seat) -> str:
     # encode_seat after the coins, kept by the seat's cards (the same hands
     # come again and again; bounded): a replay encodes a seat again each time
     # an event touches it, in every view.
-    key = (*seat.hand, 0, *seat.revealed, 0, *seat.drawn, seat.out)
+    key = (*seat.hand, 0, *seat.revealed, 0, *seat.drawn, seat.out)  # 0: no card is a number
     text = _CARDS_TEXTS.get(key)
     if text is None:
         if len(_CARDS_TEXTS) >= _TEXTS_KEPT:
