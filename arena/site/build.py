@@ -178,6 +178,7 @@ def write_replays(folder: Path, out: Path, rows: list[site_data.GameRow], *,
             packs.setdefault(f"{int(row.id) // pack:05d}", {})[row.id] = (
                 record_time, row.duration)
     replayed = 0
+    records_folder = f"{folder / RECORDS}{os.sep}"  # a text: joining a Path costs some us a game
     for key, games in packs.items():
         name = f"{key}.js"
         written, size = done.get(name, (-1, -1))
@@ -189,7 +190,7 @@ def write_replays(folder: Path, out: Path, rows: list[site_data.GameRow], *,
         for game_id, (record_time, duration) in games.items():
             text = kept.get(game_id) if record_time <= written else None
             if text is None:
-                text = _replay_text(folder / RECORDS / f"{game_id}.json.gz", game_id, duration)
+                text = _replay_text(f"{records_folder}{game_id}.json.gz", game_id, duration)
                 replayed += 1
             entries.append(f"{json.dumps(game_id)}:{text}")
         text = _pack_text(key, entries)
@@ -200,7 +201,7 @@ def write_replays(folder: Path, out: Path, rows: list[site_data.GameRow], *,
     return replayed
 
 
-def _replay_text(source: Path, game_id: str, duration: float | None) -> str:
+def _replay_text(source: str, game_id: str, duration: float | None) -> str:
     try:
         return replay_json(_load_record(source), game_id, {"duration": duration})
     except RecordError as exc:
@@ -231,18 +232,19 @@ def _pack_entries(path: Path) -> dict[str, str]:
     return entries
 
 
-def _load_record(path: Path) -> GameRecord:
+def _load_record(path: str | Path) -> GameRecord:
     """``load`` made cheaper for the usual file, a record as ``gzipped`` writes
-    it (one gzip member): one read and one decompression, without a file
-    object.  Anything else goes to ``load``, which names what is wrong."""
+    it (one gzip member): one read and one decompression, without gzip's
+    file object.  Anything else goes to ``load``, which names what is wrong."""
     try:
         unzip = zlib.decompressobj(31)  # wbits 31: a gzip member
-        text = unzip.decompress(path.read_bytes())
+        with open(path, "rb") as file:
+            text = unzip.decompress(file.read())
         if unzip.eof and not unzip.unused_data:
             return GameRecord.from_json(json.loads(text))
     except (OSError, ValueError, zlib.error, RecordError):
         pass
-    return load(path)
+    return load(Path(path))
 
 
 def _stats(folder: Path) -> dict[str, tuple[int, int]]:

@@ -7,8 +7,9 @@ either every card (the omniscient view, "all cards") or exactly what one
 seat saw: each view is the event stream passed through the engine's
 observer (``arena.engine.observer.seat_views``: every seat's copy of an
 event at once), and each view's table is folded from that stream by
-``Table``.  Nothing here or in the browser decides who
-may see what.
+``Table`` (but for the coins: CoinsChanged has no secret, so every view's
+stream holds the same ones, kept once for all).  Nothing here or in the
+browser decides who may see what.
 
 Kept small, as a site may hold the replays of 100,000 games: events
 are short arrays (a two-letter type, then the event's fields, a card as one
@@ -27,9 +28,10 @@ import attrs
 from arena.engine import events as ev
 from arena.engine import observer
 from arena.engine.cards import ALL_CARDS
+from arena.engine.decisions import Request
 from arena.engine.game import Game
 from arena.engine.record import GameRecord, replay
-from arena.site.table import FOLDS, Seat, Table, fold_public
+from arena.site.table import FOLDS, Seat, Table
 
 FORMAT_VERSION: Final = 3  # a new version writes every replay again (3: several games a file)
 
@@ -46,6 +48,14 @@ EVENT_CODES: Final[dict[type, str]] = {
     ev.ExchangeDrawn: "XD", ev.ExchangeReturned: "XR", ev.ExamineShown: "ES",
     ev.ExamineDecided: "ED", ev.ActionResolved: "AR", ev.ActionFailed: "AF", ev.GameOver: "GO",
 }
+# The events replay_json reads more of than their text: the coins, whose
+# turn it is, the events with a secret, and those that change the tables.
+_COINS_CHANGED: Final = ev.CoinsChanged
+_TURN_STARTED: Final = ev.TurnStarted
+_READ: Final = frozenset({_COINS_CHANGED, _TURN_STARTED, *observer.SECRET_EVENT_TYPES, *FOLDS})
+# One list of coins serves every view (_ShownTables) because the observer
+# gives every seat the same CoinsChanged.
+assert _COINS_CHANGED not in observer.SECRET_EVENT_TYPES
 # Fields that hold a card or a character: written as letters.
 _CARD_FIELDS: Final = frozenset({"card", "cards", "character", "claim"})
 
@@ -84,12 +94,23 @@ def encode_seat(seat: Seat) -> str:
 
 
 def _encode_cards(seat: Seat) -> str:
-    # encode_seat after the coins: most events change only a seat's coins.
-    letter = _LETTERS.__getitem__
-    text = (f"{''.join(map(letter, seat.hand))}."
-            f"{''.join(map(letter, seat.revealed)) if seat.revealed else ''}."
-            f"{''.join(map(letter, seat.drawn)) if seat.drawn else ''}")
-    return text + ".x" if seat.out else text
+    # encode_seat after the coins, kept by the seat's cards (the same hands
+    # come again and again; bounded): a replay encodes a seat again each time
+    # an event touches it, in every view.
+    key = (*seat.hand, 0, *seat.revealed, 0, *seat.drawn, seat.out)  # 0: no card is a number
+    text = _CARDS_TEXTS.get(key)
+    if text is None:
+        if len(_CARDS_TEXTS) >= _TEXTS_KEPT:
+            _CARDS_TEXTS.clear()
+        letter = _LETTERS.__getitem__
+        text = (f"{''.join(map(letter, seat.hand))}."
+                f"{''.join(map(letter, seat.revealed)) if seat.revealed else ''}."
+                f"{''.join(map(letter, seat.drawn)) if seat.drawn else ''}")
+        text = _CARDS_TEXTS[key] = text + ".x" if seat.out else text
+    return text
+
+
+_CARDS_TEXTS: dict[tuple[str | int | bool | None, ...], str] = {}
 
 
 def replay_data(record: GameRecord, game_id: str, line: dict[str, Any] | None = None
@@ -106,50 +127,57 @@ def replay_json(record: GameRecord, game_id: str, line: dict[str, Any] | None = 
     pieces: each event's text is made once (and kept for the next games, where
     most events come again), every view's table is folded from the same pass
     (the observer's ``seat_views`` gives each seat its copy of an event with a
-    secret), and a table re-encodes only what an event touched.  The engine's
-    events are read unbuilt (``Game.event_fields``); only those a table or
-    the observer reads are built."""
-    events, ends, waits = _steps(record)
+    secret, kept for the next games as the texts are), and a table's text is
+    made again only where an event changed it (``_ShownTables``).  The
+    engine's events are read unbuilt (``Game.event_fields``); only those a
+    table or the observer reads are built."""
+    events, ends, requests = _steps(record)
     started = events[0][1] if events and events[0][0] is ev.GameStarted else None
     players = started[0] if started else 0
+    coins = list(map(str, started[4])) if started else []  # every seat's: see _ShownTables
     seats = list(range(players))
-    shown = [_ShownTable() for _ in range(1 + players)]  # omniscient, then each seat
-    every_table = [view.table for view in shown]
-    omniscient_table, seat_tables = every_table[0], every_table[1:]
-    texts: list[str] = []
+    shown = _ShownTables(1 + players)  # omniscient, then each seat
+    omniscient_table, *seat_tables = shown.tables
     seen: list[list[str]] = [[] for _ in seats]  # '"index":event' where a seat's view differs
-    steps: list[str] = []  # each step's JSON text
+    step_texts: list[str] = []  # each step's JSON text
     turn, current = 0, -1
     start = 0
-    for end, waiting in zip(ends, waits, strict=True):
-        for index in range(start, end):
-            unbuilt = events[index]
-            text = _TEXTS.get(unbuilt)
-            if text is None:
-                text = _unbuilt_text(unbuilt)
-            texts.append(text)
-            kind, values = unbuilt
-            if kind is ev.TurnStarted:
-                turn, current = values
+    for end, request in zip(ends, requests, strict=True):
+        folded = False  # an event of the step into the tables
+        after = start  # where to look for the next secret event's index
+        for unbuilt in events[start:end]:
+            kind = unbuilt[0]
+            if kind not in _READ:  # most events: their text is all
                 continue
-            if kind in observer.SECRET_EVENT_TYPES:
+            if kind is _COINS_CHANGED:  # the most common event: coins, for every view
+                values = unbuilt[1]
+                coins[values[0]] = str(values[2])
+            elif kind is _TURN_STARTED:
+                turn, current = unbuilt[1]
+            else:  # an event with a secret, or one that changes the tables
+                event, views, differs = _SEAT_VIEWS.get((unbuilt, players)) or _seat_views(
+                    unbuilt, players)
                 fold = FOLDS.get(kind)
-                event = kind(*values)
                 if fold is not None:
                     fold(omniscient_table, event)
-                for seat, view in enumerate(observer.seat_views(event, seats)):
-                    if view is not event:
-                        view_text = _event_text(kind, view)
-                        if view_text != text:
-                            seen[seat].append(f'"{index}":{view_text}')
-                    if fold is not None:
-                        fold(seat_tables[seat], view)
-            elif kind in FOLDS:
-                fold_public(every_table, kind, values)
-        steps.append(f"[{end},{turn},{current},{waiting}]")
-        for view_table in shown:
-            view_table.step()
+                    for table, view in zip(seat_tables, views, strict=True):
+                        fold(table, view)
+                    folded = True
+                if differs is not None:
+                    index = after = events.index(unbuilt, after, end)
+                    after += 1
+                    for seat, text in enumerate(differs):
+                        if text is not None:
+                            seen[seat].append(f'"{index}":{text}')
+        # Public: every seat knows whose answer the game waits for.
+        waiting = "null" if request is None else (
+            _WAITING.get((request.kind, request.seats)) or _waiting(request))
+        step_texts.append(f"[{end},{turn},{current},{waiting}]")
+        shown.step(tuple(coins), folded)
         start = end
+    texts = list(map(_TEXTS.get, events))
+    if None in texts:  # events never seen before
+        texts = [_TEXTS.get(unbuilt) or _unbuilt_text(unbuilt) for unbuilt in events]
     referee = record.referee
     head = {
         "v": FORMAT_VERSION,
@@ -165,8 +193,8 @@ def replay_json(record: GameRecord, game_id: str, line: dict[str, Any] | None = 
     parts = [_json(head)[:-1],
              ',"events":[', ",".join(texts),
              '],"seen":[', ",".join(["{" + ",".join(differs) + "}" for differs in seen]),
-             '],"steps":[', ",".join(steps),
-             '],"tables":[', ",".join([_strings(view.texts) for view in shown]), "]"]
+             '],"steps":[', ",".join(step_texts),
+             '],"tables":[', ",".join(shown.texts()), "]"]
     if line is not None:
         parts += [',"duration":', _json(line.get("duration"))]
     parts.append("}")
@@ -175,56 +203,103 @@ def replay_json(record: GameRecord, game_id: str, line: dict[str, Any] | None = 
 
 def _json(value: Any) -> str:
     # ASCII only: bot names and fault lines are hostile text, set only as text.
-    return json.dumps(value, separators=(",", ":"), ensure_ascii=True)
+    return _ENCODER.encode(value)
 
 
-class _ShownTable:
-    """A view's table and its text after each step: a seat's part is encoded
-    again only when an event touched it (only its coins, when only they
-    changed); "" when nothing changed."""
+# json.dumps(value, separators=(",", ":"), ensure_ascii=True), its encoder made once.
+_ENCODER: Final = json.JSONEncoder(separators=(",", ":"), ensure_ascii=True)
 
-    __slots__ = ("table", "parts", "cards", "court", "last", "texts")
 
-    def __init__(self) -> None:
-        self.table = Table()
-        self.parts: list[str] = [""]  # the Court's size, then each seat's encode_seat
-        self.cards: list[str] = []  # each seat's part after its coins
-        self.court = -1
-        self.last: str | None = None
-        self.texts: list[str] = []  # the table's text after each step
+class _ShownTables:
+    """Every view's table (the omniscient one, then each seat's) and each
+    view's text after each step, "" when it did not change.
 
-    def step(self) -> None:
-        table = self.table
-        touched, coins_touched = table.touched, table.coins_touched
-        if not touched and not coins_touched and table.court == self.court:
-            self.texts.append("")
-            return
-        parts = self.parts
-        seats = table.seats
-        if touched:
-            cards = self.cards
-            if len(cards) != len(seats):
-                parts[1:] = [""] * len(seats)
-                cards[:] = [""] * len(seats)
-            for seat in touched:
-                shown = seats[seat]
-                text = cards[seat] = _encode_cards(shown)
-                parts[seat + 1] = f"{shown.coins}.{text}"
-            touched.clear()
-        if coins_touched:
-            cards = self.cards
-            for seat in coins_touched:
-                parts[seat + 1] = f"{seats[seat].coins}.{cards[seat]}"
-            coins_touched.clear()
-        if table.court != self.court:
-            self.court = table.court
-            parts[0] = str(table.court)
-        text = ";".join(parts)
-        if text == self.last:
-            self.texts.append("")
+    A view's text is kept as a template of all but the coins, made again
+    only after an event touched a seat's cards or the Court's size, and
+    filled with the coins.  CoinsChanged, the event most steps bring, is not
+    folded into the tables: it has no secret (every view sees it alike), so
+    one list of coins, kept by ``replay_json``, serves every view, and a step
+    that changed the coins changed every view's text.  The texts of a run of
+    steps between two changes of the templates are made at the run's end, a
+    view's at once: one ``%`` of its template repeated over every coin the
+    run's steps showed."""
+
+    __slots__ = ("tables", "_parts", "_courts", "_templates", "_coins", "_marks", "_run_coins",
+                 "_columns")
+
+    def __init__(self, views: int) -> None:
+        self.tables = [Table() for _ in range(views)]
+        self._parts: list[list[str]] = [[] for _ in range(views)]  # "%s." + a seat's cards
+        self._courts = [-1] * views  # the Court's size in a view's template
+        self._templates = [""] * views  # the Court's size; then each seat's part
+        self._coins: tuple[str, ...] | None = None  # shown after the step before
+        # The run: a step's mark (_MARK: the coins changed, "": nothing did),
+        # and the coins shown after each step whose coins changed, one after another.
+        self._marks: list[str] = []
+        self._run_coins: list[str] = []
+        self._columns: list[list[str]] = [[] for _ in range(views)]  # texts, a run's as one
+
+    def step(self, coins: tuple[str, ...], folded: bool) -> None:
+        """After a step: every seat's ``coins``; ``folded``: whether an event of
+        the step was folded into the tables."""
+        if folded:
+            self._end_run()  # with the templates before
+            changed = self._retemplate()
+            if changed:
+                # A text changed where its template or the coins did (a text
+                # shows each of them whole, in its place).
+                same = coins == self._coins
+                for view, column in enumerate(self._columns):
+                    column.append("" if same and view not in changed
+                                  else self._templates[view] % coins)
+                self._coins = coins
+                return
+        if coins != self._coins:  # every view shows every seat's coins
+            self._marks.append(_MARK)
+            self._run_coins.extend(coins)
+            self._coins = coins
         else:
-            self.last = text
-            self.texts.append(text)
+            self._marks.append("")
+
+    def texts(self) -> list[str]:
+        """Each view's texts, after each step, as a JSON list."""
+        self._end_run()
+        return [_strings(column) for column in self._columns]
+
+    def _end_run(self) -> None:
+        if not self._marks:
+            return
+        marks = '","'.join(self._marks)  # as _strings puts the texts together
+        coins = tuple(self._run_coins)
+        for column, template in zip(self._columns, self._templates, strict=True):
+            column.append(marks.replace(_MARK, template) % coins)
+        self._marks.clear()
+        self._run_coins.clear()
+
+    def _retemplate(self) -> list[int]:
+        """Make again the template of each view whose table an event touched;
+        the views whose template changed."""
+        changed = []
+        for view, table in enumerate(self.tables):
+            touched = table.touched
+            if touched or table.court != self._courts[view]:
+                seats, parts = table.seats, self._parts[view]
+                if len(parts) != len(seats):
+                    parts[:] = [""] * len(seats)
+                for seat in touched:
+                    # "%s" for the coins: the cards are letters, "?", "." and "x",
+                    # nothing % reads.
+                    parts[seat] = "%s." + _encode_cards(seats[seat])
+                touched.clear()
+                self._courts[view] = table.court
+                template = ";".join([str(table.court), *parts])
+                if template != self._templates[view]:
+                    self._templates[view] = template
+                    changed.append(view)
+        return changed
+
+
+_MARK: Final = "\0"  # a step whose coins changed, in a run's marks
 
 
 # An event's text by its class and field values, kept across games (the same
@@ -250,38 +325,59 @@ def _event_text(kind: type, event: ev.Event) -> str:
     return _unbuilt_text((kind, tuple([getattr(event, name) for name, _ in _fields(kind)])))
 
 
+# An event's views, by the event unbuilt and the number of seats: the event
+# built, each seat's copy (observer.seat_views: a blanked one where the event
+# has a secret the seat may not see), and each seat's text where it differs
+# from the event's (None where none does).  Kept across games, as the texts:
+# a deal, a draw, a lost card come again and again; bounded.
+_SEAT_VIEWS: dict[tuple[tuple[type, tuple[Any, ...]], int],
+                  tuple[ev.Event, list[ev.Event], list[str | None] | None]] = {}
+
+
+def _seat_views(unbuilt: tuple[type, tuple[Any, ...]], players: int
+                ) -> tuple[ev.Event, list[ev.Event], list[str | None] | None]:
+    if len(_SEAT_VIEWS) >= _TEXTS_KEPT:
+        _SEAT_VIEWS.clear()
+    kind, values = unbuilt
+    event = kind(*values)
+    views = observer.seat_views(event, range(players))
+    text = _unbuilt_text(unbuilt)
+    differs: list[str | None] = []
+    for view in views:
+        view_text = None if view is event else _event_text(kind, view)
+        differs.append(view_text if view_text != text else None)
+    found = _SEAT_VIEWS[(unbuilt, players)] = (
+        event, views, differs if any(differs) else None)
+    return found
+
+
 def _steps(record: GameRecord) -> tuple[list[tuple[type, tuple[Any, ...]]], list[int],
-                                        list[str]]:
+                                        list[Request | None]]:
     """The events unbuilt (``Game.event_fields``), where each step ends, and
-    what the game then waits for (the JSON text of ``[kind, seats]``, or null
-    once over): one step per batch of events a decision set off, the deal
-    (everything before the first decision) first."""
+    what the game then waits for (its request, None once over): one step per
+    batch of events a decision set off, the deal (everything before the first
+    decision) first."""
     ends: list[int] = []
-    waits: list[str] = []
+    requests: list[Request | None] = []
 
     def after(game: Game) -> None:  # called once dealt, then after each decision
         count = len(game.event_fields)
         if not ends or count > ends[-1]:
             ends.append(count)
-            waits.append(_waiting(game))
+            requests.append(game.request)
 
     game = replay(record, after=after)
     if ends[0] == 0:  # no events before the first decision (never for a dealt game)
         ends.pop(0)
-        waits.pop(0)
-    return game.event_fields, ends, waits
+        requests.pop(0)
+    return game.event_fields, ends, requests
 
 
-def _waiting(game: Game) -> str:
-    # Public: every seat knows whose answer the game waits for.  A request's
-    # kind is a plain word, its seats numbers: the JSON text is put together.
-    request = game.request
-    if request is None:
-        return "null"
+def _waiting(request: Request) -> str:
+    """``[kind, seats]`` of ``request`` as JSON text, kept in _WAITING."""
+    # A request's kind is a plain word, its seats numbers: the text is put together.
     key = (request.kind, request.seats)
-    text = _WAITING.get(key)
-    if text is None:
-        text = _WAITING[key] = f'["{key[0]}",[{",".join(map(str, key[1]))}]]'
+    text = _WAITING[key] = f'["{key[0]}",[{",".join(map(str, key[1]))}]]'
     return text
 
 

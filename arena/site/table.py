@@ -12,7 +12,7 @@ engine's own state after every decision (tests/test_site_data.py).
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from typing import Any, Final
 
 import attrs
@@ -32,16 +32,14 @@ class Seat:
 class Table:
     """Fold events into the table; ``seats`` and ``court`` are the state so far.
 
-    ``touched`` collects the seats whose row an event may have changed, and
-    ``coins_touched`` those whose coins alone changed, for a reader that
-    shows the table after every step and re-encodes only those (it empties
-    the sets itself)."""
+    ``touched`` collects the seats whose row an event may have changed, for a
+    reader that shows the table after every step and encodes again only those
+    (it empties the set itself)."""
 
     def __init__(self) -> None:
         self.seats: list[Seat] = []
         self.court = 0
         self.touched: set[int] = set()
-        self.coins_touched: set[int] = set()
         self._draft = False
         self._replacing: dict[int, int | None] = {}  # seat -> hand slot awaiting a CardDrawn
         self._shown: dict[int, str | None] = {}  # examined target -> the card it showed
@@ -69,7 +67,7 @@ class Table:
 
     def _coins(self, event: ev.CoinsChanged) -> None:
         self.seats[event.seat].coins = event.coins
-        self.coins_touched.add(event.seat)
+        self.touched.add(event.seat)
 
     def _proven(self, event: ev.ClaimProven) -> None:
         self._return(event.seat, event.character)
@@ -150,22 +148,6 @@ FOLDS: Final[dict[type, Callable[[Table, Any], None]]] = {
     ev.ExchangeReturned: Table._exchange_returned, ev.Forfeited: Table._forfeited,
     ev.PlayerOut: Table._out, ev.GameOver: Table._over,
 }
-
-
-def fold_public(tables: Sequence[Table], kind: type, values: tuple[Any, ...]) -> None:
-    """Fold an event every watcher sees alike into each of ``tables``, the event
-    given unbuilt as its class and field values (``Game.event_fields``)."""
-    if kind is ev.CoinsChanged:  # most events a table changes with: as _coins, none built
-        seat, _, coins, _ = values
-        for table in tables:
-            table.seats[seat].coins = coins
-            table.coins_touched.add(seat)
-        return
-    fold = FOLDS.get(kind)
-    if fold is not None:
-        event = kind(*values)
-        for table in tables:
-            fold(table, event)
 
 
 def _kept(hand: list[str], drawn: list[str | None], returned: tuple[str, ...]) -> list[str]:
