@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from arena.tournament.schedule import make_schedule
-from arena.tournament.units import Dispatcher, make_units
+from arena.tournament.units import UNITS_PER_SLOT, Dispatcher, make_units
 
 
 def names(n: int) -> list[str]:
@@ -61,6 +61,23 @@ def test_deal_chunks_keep_a_partial_run_even() -> None:
     spans = [u.deals for u in plan.units]
     assert sorted(set(spans)) == [(0, 4), (4, 8), (8, 12)]
     assert spans == sorted(spans)  # chunk major
+
+
+@pytest.mark.parametrize(("bots", "games"), [(2, 600), (3, 400)])
+def test_few_tables_fill_units_of_the_target_size(bots: int, games: int) -> None:
+    # One or three tables: 8-game chunks would make units of 8 or 24 games, each
+    # costing a hand-over to a worker and back; the chunk grows to fill the
+    # target (the games over 4 units a slot) and still splits every table alike.
+    slots = 2
+    plan = make_units(names(bots), games=games, seed=1, slots=slots)
+    total = len(plan.tables) * plan.deals * 2
+    sizes = [unit.games for unit in plan.units]
+    assert sum(sizes) == total
+    target = total // (slots * UNITS_PER_SLOT)
+    assert sum(size < target - 2 * len(plan.tables) for size in sizes) <= 1  # the rest, if any
+    assert len(plan.units) <= slots * UNITS_PER_SLOT + 1
+    spans = [unit.deals for unit in plan.units]
+    assert spans == sorted(spans)  # chunk major: every table within a chunk of the others
 
 
 def test_the_dispatcher_hands_out_every_unit_once_and_takes_lost_ones_back() -> None:

@@ -14,8 +14,8 @@ the other blocks, so a worker playing a lane keeps the lane's own bots
 alive (three blocks) and meets the others one block at a time (the fourth).
 Heads-up, a worker thus starts each bot about once per lane it plays instead
 of once per game.  Deals come in chunks of ``DEAL_CHUNK_GAMES`` games per
-table, chunk major, so a partial run still has every table within a chunk of
-the others.
+table (more when there are too few tables to fill a unit), chunk major, so a
+partial run still has every table within a chunk of the others.
 """
 
 from __future__ import annotations
@@ -160,9 +160,13 @@ def cut_units(tables: Sequence[tuple[str, ...]], deals: int, *, players: int,
         i = bisect.bisect_left(sort_keys, (sort_keys[i] // lane_size + 1) * lane_size, i)
         lane_ends.append(i)
 
-    chunk = max(1, min(deals, DEAL_CHUNK_GAMES // players))
     total = len(tables) * deals * players
     target = max(MIN_UNIT_GAMES, min(MAX_UNIT_GAMES, total // max(1, slots * UNITS_PER_SLOT)))
+    # A chunk holds DEAL_CHUNK_GAMES games of each table, or more when the tables
+    # are too few to fill a unit of ``target`` games: a unit costs the coordinator
+    # and a worker the same to hand over however many games it holds.
+    chunk_games = max(DEAL_CHUNK_GAMES, target // max(1, len(tables)))
+    chunk = max(1, min(deals, chunk_games // players))
     units: list[WorkUnit] = []
     lane = -1
     for start in range(0, deals, chunk):
