@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from arena.tournament.schedule import make_schedule
-from arena.tournament.units import UNITS_PER_SLOT, Dispatcher, make_units
+from arena.tournament.units import Dispatcher, make_units
 
 
 def names(n: int) -> list[str]:
@@ -63,19 +63,17 @@ def test_deal_chunks_keep_a_partial_run_even() -> None:
     assert spans == sorted(spans)  # chunk major
 
 
-@pytest.mark.parametrize(("bots", "games"), [(2, 600), (3, 400)])
-def test_few_tables_fill_units_of_the_target_size(bots: int, games: int) -> None:
+@pytest.mark.parametrize(("bots", "games", "unit_games"), [(2, 600, 32), (3, 400, 96), (3, 20, 8)])
+def test_few_tables_make_bigger_chunks(bots: int, games: int, unit_games: int) -> None:
     # One or three tables: 8-game chunks would make units of 8 or 24 games, each
-    # costing a hand-over to a worker and back; the chunk grows to fill the
-    # target (the games over 4 units a slot) and still splits every table alike.
-    slots = 2
-    plan = make_units(names(bots), games=games, seed=1, slots=slots)
-    total = len(plan.tables) * plan.deals * 2
+    # costing a hand-over to a worker and back; the chunk grows (up to 32 games
+    # of each table) towards the target of 4 units a slot, and still splits
+    # every table alike.
+    plan = make_units(names(bots), games=games, seed=1, slots=2)
     sizes = [unit.games for unit in plan.units]
-    assert sum(sizes) == total
-    target = total // (slots * UNITS_PER_SLOT)
-    assert sum(size < target - 2 * len(plan.tables) for size in sizes) <= 1  # the rest, if any
-    assert len(plan.units) <= slots * UNITS_PER_SLOT + 1
+    assert sum(sizes) == len(plan.tables) * plan.deals * 2
+    assert max(sizes) == unit_games
+    assert sum(size < unit_games for size in sizes) <= 1  # the rest, if any
     spans = [unit.deals for unit in plan.units]
     assert spans == sorted(spans)  # chunk major: every table within a chunk of the others
 
