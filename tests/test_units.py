@@ -63,6 +63,21 @@ def test_deal_chunks_keep_a_partial_run_even() -> None:
     assert spans == sorted(spans)  # chunk major
 
 
+@pytest.mark.parametrize(("bots", "games", "unit_games"), [(2, 600, 32), (3, 400, 96), (3, 20, 8)])
+def test_few_tables_make_bigger_chunks(bots: int, games: int, unit_games: int) -> None:
+    # One or three tables: 8-game chunks would make units of 8 or 24 games, each
+    # costing a hand-over to a worker and back; the chunk grows (up to 32 games
+    # of each table) towards the target of 4 units a slot, and still splits
+    # every table alike.
+    plan = make_units(names(bots), games=games, seed=1, slots=2)
+    sizes = [unit.games for unit in plan.units]
+    assert sum(sizes) == len(plan.tables) * plan.deals * 2
+    assert max(sizes) == unit_games
+    assert sum(size < unit_games for size in sizes) <= 1  # the rest, if any
+    spans = [unit.deals for unit in plan.units]
+    assert spans == sorted(spans)  # chunk major: every table within a chunk of the others
+
+
 def test_the_dispatcher_hands_out_every_unit_once_and_takes_lost_ones_back() -> None:
     plan = make_units(names(40), games=4, seed=2, keep=8, slots=3)
     dispatcher = Dispatcher(plan.units)

@@ -92,6 +92,8 @@ async def play_game(
     lines_of = _LINES.setdefault(n, {})
     event_fields = game.event_fields
     live = [seat for seat in range(n) if players[seat] is not None and faults[seat] is None]
+    # Each live seat's outbox (BotPlayer.outbox), where its lines wait for its next request.
+    outboxes = [players[seat].outbox for seat in live]  # type: ignore[union-attr]
 
     def distribute() -> None:
         nonlocal sent
@@ -100,19 +102,16 @@ async def play_game(
                 on_event(event)
         new = event_fields[sent:]
         sent = len(event_fields)
-        lines: list[list[str]] = [[] for _ in live]
         for unbuilt in new:
             found = lines_of.get(unbuilt)
             if found is None:
                 found = _event_lines(unbuilt, n, lines_of)
             if type(found) is str:  # a public event reads the same for every seat
-                for out in lines:
+                for out in outboxes:
                     out.append(found)
             else:
-                for seat, out in zip(live, lines, strict=True):
+                for seat, out in zip(live, outboxes, strict=True):
                     out.append(found[seat])
-        for seat, out in zip(live, lines, strict=True):
-            players[seat].queue_lines(out)  # type: ignore[union-attr]
 
     def took(seat: int, decision: Decision, elapsed: float) -> Decision:
         times[seat].append(elapsed)
@@ -150,6 +149,7 @@ async def play_game(
     def forfeit(seat: int, fault: Fault) -> None:
         if not game.over:
             faults[seat] = fault
+            del outboxes[live.index(seat)]
             live.remove(seat)
             game.forfeit(seat, fault.kind)
 

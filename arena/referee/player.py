@@ -82,7 +82,9 @@ class BotPlayer:
         self.on_broken: Callable[[], None] | None = None
         self.games = 0  # games started in this process: the protocol's game number
         self._next_id = 1
-        self._outbox: list[str] = []
+        # The lines to send with the next request (or at the end of the game), in
+        # order: one list for the player's life, so a game may keep it at hand.
+        self.outbox: list[str] = []
         self._unpassed = 0  # answers taken since the last scheduler pass
 
     # -- faults ----------------------------------------------------------------
@@ -151,11 +153,11 @@ class BotPlayer:
 
     def queue(self, line: str) -> None:
         """A line to send with the next request (or at the end of the game)."""
-        self._outbox.append(line)
+        self.outbox.append(line)
 
     def queue_lines(self, lines: Iterable[str]) -> None:
         """Lines to send with the next request, in order."""
-        self._outbox.extend(lines)
+        self.outbox.extend(lines)
 
     async def ask(self, request: Request, legal: Sequence[Decision],
                   bank_ms: int) -> tuple[Decision, float]:
@@ -189,14 +191,14 @@ class BotPlayer:
             return None
         request_id = self._next_id
         request_line = codec.encode_request(request_id, request, legal, bank_ms)
-        lines = self._outbox
-        lines.append(request_line)
+        outbox = self.outbox
+        outbox.append(request_line)
         start = trio.current_time()
-        if not process.send_lines_nowait(lines):
-            lines.pop()
+        if not process.send_lines_nowait(outbox):
+            outbox.pop()
             return None
         self._next_id += 1
-        self._outbox = []
+        outbox.clear()
         asked = Asked(request_id, request_line, legal, bank_ms, start,
                       (self.limits.decision_ms + max(bank_ms, 0)) / 1000)
         try:
@@ -230,8 +232,8 @@ class BotPlayer:
         request_line = codec.encode_request(request_id, request, legal, bank_ms)
         if self.process.output_waiting():
             await self._refuse_unsolicited(request_line)
-        lines, self._outbox = self._outbox, []
-        lines.append(request_line)
+        lines = [*self.outbox, request_line]
+        self.outbox.clear()
         asked = Asked(request_id, request_line, legal, bank_ms, trio.current_time(),
                       (self.limits.decision_ms + max(bank_ms, 0)) / 1000)
         line = None
@@ -285,7 +287,8 @@ class BotPlayer:
         The game is decided: a bot that cannot take these lines is not charged a
         fault, only restarted before its next game.
         """
-        lines, self._outbox = self._outbox, []
+        lines = self.outbox[:]
+        self.outbox.clear()
         if self.broken:
             return  # it is being ended, and its next game gets a fresh process
         lines.append(game_over_line)
@@ -305,13 +308,13 @@ class BotPlayer:
         (it mostly does: the bot has read everything up to its last answer); False,
         with nothing sent, if not: then ``end_game`` sends them."""
         if self.broken:
-            self._outbox = []
+            self.outbox.clear()
             return True
-        if not self.process.send_lines_nowait([*self._outbox, game_over_line]):
+        if not self.process.send_lines_nowait([*self.outbox, game_over_line]):
             return False
-        self._outbox = []
+        self.outbox.clear()
         self.process.reset_cpu()  # the next game's CPU budget starts now
         return True
 
     def discard_queue(self) -> None:
-        self._outbox.clear()
+        self.outbox.clear()

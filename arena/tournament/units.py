@@ -14,8 +14,8 @@ the other blocks, so a worker playing a lane keeps the lane's own bots
 alive (three blocks) and meets the others one block at a time (the fourth).
 Heads-up, a worker thus starts each bot about once per lane it plays instead
 of once per game.  Deals come in chunks of ``DEAL_CHUNK_GAMES`` games per
-table, chunk major, so a partial run still has every table within a chunk of
-the others.
+table (more when there are too few tables to fill a unit), chunk major, so a
+partial run still has every table within a chunk of the others.
 """
 
 from __future__ import annotations
@@ -40,6 +40,7 @@ from arena.tournament.schedule import (
 DEFAULT_KEEP: Final = 16  # bot processes a worker's game slot keeps alive
 LANE_BLOCKS: Final = 3  # blocks a lane holds; one more is visiting
 DEAL_CHUNK_GAMES: Final = 8  # games per table in a deal chunk (rounded to whole deals)
+MAX_CHUNK_GAMES: Final = 32  # ... when too few tables fill a unit (see cut_units)
 MAX_UNIT_GAMES: Final = 256
 MIN_UNIT_GAMES: Final = 8
 UNITS_PER_SLOT: Final = 4  # at least this many units per game slot, when the games allow
@@ -160,9 +161,15 @@ def cut_units(tables: Sequence[tuple[str, ...]], deals: int, *, players: int,
         i = bisect.bisect_left(sort_keys, (sort_keys[i] // lane_size + 1) * lane_size, i)
         lane_ends.append(i)
 
-    chunk = max(1, min(deals, DEAL_CHUNK_GAMES // players))
     total = len(tables) * deals * players
     target = max(MIN_UNIT_GAMES, min(MAX_UNIT_GAMES, total // max(1, slots * UNITS_PER_SLOT)))
+    # A chunk holds DEAL_CHUNK_GAMES games of each table, or up to four times as
+    # many when the tables are too few to fill a unit of ``target`` games: a unit
+    # costs the coordinator and a worker the same to hand over however many games
+    # it holds, but the last units of a run of slow bots leave slots idle.
+    chunk_games = max(DEAL_CHUNK_GAMES,
+                      min(MAX_CHUNK_GAMES, target // max(1, len(tables))))
+    chunk = max(1, min(deals, chunk_games // players))
     units: list[WorkUnit] = []
     lane = -1
     for start in range(0, deals, chunk):
