@@ -13,6 +13,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from test_tournament import (
     DEADLINE,
     GAMES,
@@ -25,6 +26,8 @@ from test_tournament import (
     run_ok,
     wait_until,
 )
+
+from arena.tournament.transport import worker_cpus
 
 WORKER_MARKER = b"arena.tournament.transport"
 
@@ -118,3 +121,55 @@ def test_a_bot_that_keeps_killing_its_worker_ends_the_run_in_lines_naming_it(
     # Nothing of the bots' is left behind: the dead workers could not remove their scratch.
     assert not (out / "scratch").exists(), sorted(p.name for p in (out / "scratch").iterdir())
     assert (out / TOURNAMENT).exists()
+
+
+def test_worker_cpus_one_each_while_there_are_enough() -> None:
+    assert worker_cpus(2, {0, 1}) == [0, 1]
+    assert worker_cpus(1, {5, 2}) == [2]
+    assert worker_cpus(3, {0, 1}) is None  # more workers than CPUs: all free
+    assert worker_cpus(1, set()) is None
+
+
+def affinities(pids: list[int]) -> list[set[int]]:
+    return [os.sched_getaffinity(pid) for pid in pids]
+
+
+@pytest.mark.skipif(not hasattr(os, "sched_getaffinity"), reason="needs sched_getaffinity")
+@pytest.mark.parametrize("spare", [0, 1], ids=["a worker a CPU", "more workers than CPUs"])
+def test_workers_are_pinned_one_a_cpu_and_their_bots_are_not(tmp_path: Path,
+                                                              spare: int) -> None:
+    # Each worker on a CPU of its own while there are enough (a bot woken on
+    # its worker's CPU answers before the worker's write returns); its bots
+    # keep every CPU; with more workers than CPUs every worker stays free.
+    everywhere = os.sched_getaffinity(0)
+    workers = len(everywhere) + spare
+    if workers < 2:
+        pytest.skip("needs 2 CPUs")
+    two = copy_bots(tmp_path / "bots", "alpha", "beta")
+    out = tmp_path / "out"
+    argv = ["run", *two, "--games", "2000", "--seed", "3", "--workers", str(workers),
+            "--out", str(out)]
+    proc = subprocess.Popen([sys.executable, "-m", "arena", *argv], cwd=tmp_path,
+                            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL, start_new_session=True)
+    try:
+        wait_until(lambda: len(worker_pids(proc.pid)) == workers, "the workers", proc)
+        # Every worker has played a game, so each has read its first frame.
+        wait_until(lambda: complete_lines(out / GAMES) >= 4 * workers, "games played", proc)
+        pids = worker_pids(proc.pid)
+        found = affinities(pids)
+    finally:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
+    if spare:
+        assert found == [everywhere] * workers
+    else:
+        assert sorted(min(cpus) for cpus in found) == sorted(everywhere)
+        assert all(len(cpus) == 1 for cpus in found)
+    # The bots the workers started (slot s's logs are NAME.wS.log; the
+    # pre-flight's, started by the coordinator, are not theirs).
+    started = [line for log in (out / "logs").glob("*.w*.log")
+               for line in log.read_text().splitlines() if "started pid" in line]
+    assert started
+    cpu_note = "CPU " + ",".join(map(str, sorted(everywhere)))
+    assert all((cpu_note in line) != bool(spare) for line in started), started
