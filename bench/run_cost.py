@@ -33,7 +33,11 @@ machine when that issue was filed.
     python bench/run_cost.py --also "--memory-mb 0 --cpu-seconds 0 --disk-mb 0 --processes 0"
     python bench/run_cost.py --no-replays  # without the results site's replay files
 
-Not a test: the figures depend on the machine and on its other load.
+Not a test: the figures depend on the machine and on its other load, and on
+its disk: each game's record is a new file, and on ext4 without a journal a
+new inode costs far more within half a minute of many files being deleted
+(another run's scratch folder, this one's included): wait a minute after
+such a clean-up, and read the main process's system CPU, which shows it.
 """
 
 from __future__ import annotations
