@@ -32,6 +32,7 @@ machine when that issue was filed.
     python bench/run_cost.py --compare /path/to/other/arena
     python bench/run_cost.py --also "--memory-mb 0 --cpu-seconds 0 --disk-mb 0 --processes 0"
     python bench/run_cost.py --no-replays  # without the results site's replay files
+    python bench/run_cost.py --scratch /dev/shm  # results folders on tmpfs: no disk
 
 Not a test: the figures depend on the machine and on its other load, and on
 its disk: each game's record is a new file, and on ext4 without a journal a
@@ -153,6 +154,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--quick", action="store_true", help="3 segments of 200 games")
     parser.add_argument("--no-replays", action="store_true",
                         help="without the results site's replay files (write_replays a no-op)")
+    parser.add_argument("--scratch", type=Path, metavar="DIR",
+                        help="where the runs' results folders go (default: the system's "
+                             "temporary folder); /dev/shm leaves the disk out")
     parser.add_argument("--json", type=Path, default=DEFAULT_JSON)
     add_machine_options(parser)
     args = parser.parse_args(argv)
@@ -168,7 +172,8 @@ def main(argv: list[str] | None = None) -> int:
     busy_before = machine_state(args)
     pipe: list[tuple[float, float]] = []
     arena: dict[str, list[dict[str, float]]] = {label: [] for label, _, _ in trees}
-    with tempfile.TemporaryDirectory(prefix="arena-bench-") as tmp, OthersLoad() as others:
+    with tempfile.TemporaryDirectory(prefix="arena-bench-", dir=args.scratch) as tmp, \
+            OthersLoad() as others:
         for segment in range(args.segments):
             pipe.append(ping(ping_bin, echo, args.trips))
             order = trees if segment % 2 == 0 else trees[::-1]  # neither always goes first
@@ -222,6 +227,7 @@ def main(argv: list[str] | None = None) -> int:
         "pipe_segments": pipe, "arena": summary, "fastchess_us": FASTCHESS_US,
         "fastchess_source": "issue 12", "target_us": TARGET_US,
         "compare": args.compare, "also": args.also, "no_replays": args.no_replays,
+        "scratch": str(args.scratch) if args.scratch else None,
         "ratios": ratios,
     })
     return 0
