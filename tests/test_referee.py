@@ -838,6 +838,57 @@ async def test_an_answer_taken_without_waiting_is_still_timed(late: float,
         assert players[0].broken
 
 
+def taxing_once(name: str) -> Callable[[str], list[tuple[float, str]]]:
+    """A bot that answers at once: tax at its first action request (the others
+    may challenge it), income after that, and the first answer listed to
+    anything else (pass, for an opportunity)."""
+    actions = 0
+
+    def respond(line: str) -> list[tuple[float, str]]:
+        nonlocal actions
+        fields = line.split()
+        if fields[0] == "arena":
+            return [(0.0, f"hello {name}")]
+        if fields[0] != "request":
+            return []
+        legal = fields[fields.index(":") + 1:]
+        answer = legal[0]
+        if fields[2] == "action":
+            actions += 1
+            wanted = "tax" if actions == 1 else "income"
+            answer = wanted if wanted in legal else answer
+        return [(0.0, f"{fields[1]} {answer}")]
+
+    return respond
+
+
+@pytest.mark.parametrize(("players", "game_ms", "late"), [
+    (2, 300, 0.05),  # the cap falls between two single-seat requests
+    (3, 250, 0.1),  # ... while an opportunity's answers are taken at once
+])
+@mock_clock_test
+async def test_the_time_cap_cuts_off_only_a_request_the_bot_was_sent(
+        players: int, game_ms: int, late: float) -> None:
+    # Bots that answer at once give the referee no scheduler pass but every 16
+    # asks: the time cap is delivered there.  It must find a request sent and
+    # its answer not taken, as `arena replay --raw` rebuilds a cut-off round
+    # (never a request still unsent, nor an opportunity whose answers are in).
+    limits = attrs.evolve(FAKE_LIMITS, game_ms=game_ms)
+    bots = [CountingBot(f"b{i}", taxing_once(f"b{i}"), late=late) for i in range(players)]
+    ready_players = await ready(bots, limits)
+    config = GameConfig(players, "ambassador", draft=False, turn_limit=200)
+    report = await play_game(ready_players, config, 3, limits)
+    assert report.result["reason"] == "time_cap"
+    assert report.faults == (None,) * players
+    for seat, bot in enumerate(bots):
+        assert rebuilt(report, seat) == lines_of_game(bot, 1), seat
+    # Only a bot cut off mid-answer is restarted; the others got their gameover.
+    cut = [seat for seat, player in enumerate(ready_players) if player.broken]
+    assert len(cut) == 1
+    assert all(any(line.startswith("gameover ") for line in bot.received) == (seat not in cut)
+               for seat, bot in enumerate(bots))
+
+
 # A crash seen before the deadline stays a crash: the referee's wait for the exit
 # status (exit_wait) is its own time, not the bot's. These bots keep running after
 # the fault, so that wait runs out in full, past the deadline.

@@ -187,7 +187,10 @@ async def play_game(
                     for seat, asked in waiting:
                         nursery.start_soon(answer_into, seat, asked, outcomes)
             else:
-                await trio.lowlevel.checkpoint()  # other tasks' turn, as a wait gives
+                # Other tasks' turn, as a wait gives; not the time cap's: these
+                # answers are taken, and a round it cuts off is one whose answers
+                # were not (seat_lines rebuilds it so).  It comes at a later request.
+                await trio.lowlevel.cancel_shielded_checkpoint()
             # Decisions first: a forfeit may complete the opportunity.
             for seat in sorted(outcomes):
                 outcome = outcomes[seat]
