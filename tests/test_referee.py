@@ -882,12 +882,37 @@ async def test_the_time_cap_cuts_off_only_a_request_the_bot_was_sent(
     assert report.faults == (None,) * players
     for seat, bot in enumerate(bots):
         assert rebuilt(report, seat) == lines_of_game(bot, 1), seat
-    # Only a bot cut off mid-answer is restarted; the others got their gameover.
+    # Only the bots cut off mid-answer are restarted; the others got their gameover.
     cut = [seat for seat, player in enumerate(ready_players) if player.broken]
-    assert len(cut) == 1
+    assert 0 < len(cut) < players
     assert all(any(line.startswith("gameover ") for line in bot.received) == (seat not in cut)
                for seat, bot in enumerate(bots))
 
+
+@mock_clock_test
+async def test_an_opportunity_past_the_time_cap_is_cut_off_whole() -> None:
+    # The cap is due as seat 0's tax is read (0.1 s late, cap 50 ms) but not yet
+    # delivered; seat 1 would answer the challenge at once, seat 2 after 0.3 s.
+    # The round is cut off with both requests out and neither answer taken, as
+    # `arena replay --raw` rebuilds it: not with seat 1's answer read and lost.
+    limits = attrs.evolve(FAKE_LIMITS, game_ms=50)
+    slow = taxing_once("b2")
+
+    def slow_challenge(line: str) -> list[tuple[float, str]]:
+        return [(0.3 if line.startswith("request ") else delay, out)
+                for delay, out in slow(line)]
+
+    bots = [CountingBot("b0", taxing_once("b0"), late=0.1),
+            CountingBot("b1", taxing_once("b1")), CountingBot("b2", slow_challenge)]
+    ready_players = await ready(bots, limits)
+    config = GameConfig(3, "ambassador", draft=False, turn_limit=200)
+    report = await play_game(ready_players, config, 3, limits)
+    assert report.result["reason"] == "time_cap"
+    assert report.record.decisions[:1] == ((0, "tax"),)
+    for seat, bot in enumerate(bots):
+        assert rebuilt(report, seat) == lines_of_game(bot, 1), seat
+    assert [player.broken for player in ready_players] == [False, True, True]
+    assert not any(what == "read" and line.startswith("1 ") for what, _, line in bots[1].journal)
 
 # A crash seen before the deadline stays a crash: the referee's wait for the exit
 # status (exit_wait) is its own time, not the bot's. These bots keep running after

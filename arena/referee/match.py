@@ -168,13 +168,16 @@ async def play_game(
                 continue
             # Every seat asked at once: each request sent, and each answer taken
             # if it is already there; the others waited for side by side.
+            # Past the time cap (due, and delivered at the next pass): no answer
+            # taken, so that it cuts the round off whole, every request out.
+            take = trio.current_time() < cap.deadline
             outcomes: dict[int, Decision | Fault] = {}
             waiting: list[tuple[int, Asked | None]] = []
             for seat in request.seats:
                 player = players[seat]
                 assert player is not None
                 try:
-                    got = player.ask_at_once(request, game.legal(seat), banks[seat])
+                    got = player.ask_at_once(request, game.legal(seat), banks[seat], take)
                 except BotFaulted as exc:
                     outcomes[seat] = exc.fault
                     continue
