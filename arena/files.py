@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
+import re
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -85,27 +86,38 @@ def write_whole(path: Path, data: bytes) -> None:
 def sync_file_system(fd: int) -> bool:
     """Put everything written on the file system of ``fd`` on the disk, in one call
     (Linux's ``syncfs``): one flush of the disk for a group of new files, where an
-    fsync of each flushes it once a file.  False, having done nothing, where there
-    is no ``syncfs``: then fsync each file.  Raises OSError if the kernel reports
-    a write to that file system failed."""
+    fsync of each flushes it once a file.  False, having done nothing, where
+    ``syncfs`` cannot be trusted with that: then fsync each file.  Raises OSError
+    if the kernel reports a write to that file system failed."""
     syncfs = _syncfs()
-    if syncfs is None:
+    if syncfs is None or not _syncs_to_disk(os.fstat(fd).st_dev):
         return False
     if syncfs(fd) != 0:
         import ctypes
 
         code = ctypes.get_errno()
+        if code in (errno.ENOSYS, errno.EPERM):  # refused (a seccomp filter): fsyncs do
+            _SYNCFS[0] = None
+            return False
         raise OSError(code, os.strerror(code))
     return True
 
 
 _SYNCFS: list[Any] = []  # [the libc function or None], looked up once
+# The local file systems whose syncfs puts their files on their disk, as an fsync
+# of each would.  Not FUSE (its syncfs reaches the disk only for virtiofs), nor
+# NFS, overlay (before Linux 5.15 its syncfs hid the upper one's write errors) and
+# whatever else: there, an fsync of each file.
+_SYNCFS_FILE_SYSTEMS = frozenset({"ext2", "ext3", "ext4", "xfs", "btrfs", "f2fs", "zfs",
+                                  "tmpfs", "ramfs"})
+_SYNCS_TO_DISK: dict[int, bool] = {}  # st_dev -> _syncs_to_disk
 
 
 def _syncfs() -> Any:
     if not _SYNCFS:
         function = None
-        if sys.platform.startswith("linux"):
+        # Before Linux 5.8, syncfs never reported a failed write (an fsync does).
+        if sys.platform.startswith("linux") and _kernel_version() >= (5, 8):
             import ctypes
 
             try:
@@ -115,6 +127,34 @@ def _syncfs() -> Any:
                 function = None
         _SYNCFS.append(function)
     return _SYNCFS[0]
+
+
+def _kernel_version() -> tuple[int, ...]:
+    found = re.match(r"(\d+)\.(\d+)", os.uname().release)
+    return (0, 0) if found is None else (int(found[1]), int(found[2]))
+
+
+def _syncs_to_disk(device: int) -> bool:
+    found = _SYNCS_TO_DISK.get(device)
+    if found is None:
+        found = _SYNCS_TO_DISK[device] = file_system_type(device) in _SYNCFS_FILE_SYSTEMS
+    return found
+
+
+def file_system_type(device: int) -> str | None:
+    """The type of the file system mounted from ``device`` (an ``st_dev``), as
+    /proc/self/mountinfo names it ("ext4", "fuse.sshfs"); None if not found."""
+    wanted = f"{os.major(device)}:{os.minor(device)}"
+    try:
+        with open("/proc/self/mountinfo", encoding="utf-8", errors="replace") as mounts:
+            for line in mounts:
+                fields = line.split()
+                if len(fields) > 2 and fields[2] == wanted and "-" in fields[6:]:
+                    after = fields.index("-", 6) + 1
+                    return fields[after] if after < len(fields) else None
+    except OSError:
+        pass
+    return None
 
 
 def write_all(fd: int, data: bytes) -> None:

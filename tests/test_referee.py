@@ -838,6 +838,82 @@ async def test_an_answer_taken_without_waiting_is_still_timed(late: float,
         assert players[0].broken
 
 
+def taxing_once(name: str) -> Callable[[str], list[tuple[float, str]]]:
+    """A bot that answers at once: tax at its first action request (the others
+    may challenge it), income after that, and the first answer listed to
+    anything else (pass, for an opportunity)."""
+    actions = 0
+
+    def respond(line: str) -> list[tuple[float, str]]:
+        nonlocal actions
+        fields = line.split()
+        if fields[0] == "arena":
+            return [(0.0, f"hello {name}")]
+        if fields[0] != "request":
+            return []
+        legal = fields[fields.index(":") + 1:]
+        answer = legal[0]
+        if fields[2] == "action":
+            actions += 1
+            wanted = "tax" if actions == 1 else "income"
+            answer = wanted if wanted in legal else answer
+        return [(0.0, f"{fields[1]} {answer}")]
+
+    return respond
+
+
+@pytest.mark.parametrize(("players", "game_ms", "late"), [
+    (2, 300, 0.05),  # the cap falls between two single-seat requests
+    (3, 250, 0.1),  # ... while an opportunity's answers are taken at once
+])
+@mock_clock_test
+async def test_the_time_cap_cuts_off_only_a_request_the_bot_was_sent(
+        players: int, game_ms: int, late: float) -> None:
+    # Bots that answer at once give the referee no scheduler pass but every 16
+    # asks: the time cap is delivered there.  It must find a request sent and
+    # its answer not taken, as `arena replay --raw` rebuilds a cut-off round
+    # (never a request still unsent, nor an opportunity whose answers are in).
+    limits = attrs.evolve(FAKE_LIMITS, game_ms=game_ms)
+    bots = [CountingBot(f"b{i}", taxing_once(f"b{i}"), late=late) for i in range(players)]
+    ready_players = await ready(bots, limits)
+    config = GameConfig(players, "ambassador", draft=False, turn_limit=200)
+    report = await play_game(ready_players, config, 3, limits)
+    assert report.result["reason"] == "time_cap"
+    assert report.faults == (None,) * players
+    for seat, bot in enumerate(bots):
+        assert rebuilt(report, seat) == lines_of_game(bot, 1), seat
+    # Only the bots cut off mid-answer are restarted; the others got their gameover.
+    cut = [seat for seat, player in enumerate(ready_players) if player.broken]
+    assert 0 < len(cut) < players
+    assert all(any(line.startswith("gameover ") for line in bot.received) == (seat not in cut)
+               for seat, bot in enumerate(bots))
+
+
+@mock_clock_test
+async def test_an_opportunity_past_the_time_cap_is_cut_off_whole() -> None:
+    # The cap is due as seat 0's tax is read (0.1 s late, cap 50 ms) but not yet
+    # delivered; seat 1 would answer the challenge at once, seat 2 after 0.3 s.
+    # The round is cut off with both requests out and neither answer taken, as
+    # `arena replay --raw` rebuilds it: not with seat 1's answer read and lost.
+    limits = attrs.evolve(FAKE_LIMITS, game_ms=50)
+    slow = taxing_once("b2")
+
+    def slow_challenge(line: str) -> list[tuple[float, str]]:
+        return [(0.3 if line.startswith("request ") else delay, out)
+                for delay, out in slow(line)]
+
+    bots = [CountingBot("b0", taxing_once("b0"), late=0.1),
+            CountingBot("b1", taxing_once("b1")), CountingBot("b2", slow_challenge)]
+    ready_players = await ready(bots, limits)
+    config = GameConfig(3, "ambassador", draft=False, turn_limit=200)
+    report = await play_game(ready_players, config, 3, limits)
+    assert report.result["reason"] == "time_cap"
+    assert report.record.decisions[:1] == ((0, "tax"),)
+    for seat, bot in enumerate(bots):
+        assert rebuilt(report, seat) == lines_of_game(bot, 1), seat
+    assert [player.broken for player in ready_players] == [False, True, True]
+    assert not any(what == "read" and line.startswith("1 ") for what, _, line in bots[1].journal)
+
 # A crash seen before the deadline stays a crash: the referee's wait for the exit
 # status (exit_wait) is its own time, not the bot's. These bots keep running after
 # the fault, so that wait runs out in full, past the deadline.

@@ -168,13 +168,16 @@ async def play_game(
                 continue
             # Every seat asked at once: each request sent, and each answer taken
             # if it is already there; the others waited for side by side.
+            # Past the time cap (due, and delivered at the next pass): no answer
+            # taken, so that it cuts the round off whole, every request out.
+            take = trio.current_time() < cap.deadline
             outcomes: dict[int, Decision | Fault] = {}
             waiting: list[tuple[int, Asked | None]] = []
             for seat in request.seats:
                 player = players[seat]
                 assert player is not None
                 try:
-                    got = player.ask_at_once(request, game.legal(seat), banks[seat])
+                    got = player.ask_at_once(request, game.legal(seat), banks[seat], take)
                 except BotFaulted as exc:
                     outcomes[seat] = exc.fault
                     continue
@@ -187,7 +190,10 @@ async def play_game(
                     for seat, asked in waiting:
                         nursery.start_soon(answer_into, seat, asked, outcomes)
             else:
-                await trio.lowlevel.checkpoint()  # other tasks' turn, as a wait gives
+                # Other tasks' turn, as a wait gives; not the time cap's: these
+                # answers are taken, and a round it cuts off is one whose answers
+                # were not (seat_lines rebuilds it so).  It comes at a later request.
+                await trio.lowlevel.cancel_shielded_checkpoint()
             # Decisions first: a forfeit may complete the opportunity.
             for seat in sorted(outcomes):
                 outcome = outcomes[seat]

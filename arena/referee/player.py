@@ -164,20 +164,27 @@ class BotPlayer:
         """Send the queued lines and the request; the answer and its time in seconds."""
         # Answers taken at once need no scheduler pass (ask_at_once): one every
         # _PASS_EVERY asks, so that a game of fast bots cannot starve other
-        # tasks and its own deadlines.
+        # tasks and its own deadlines.  The pass comes after the request is
+        # sent and before its answer is read: a game's time cap delivered there
+        # cuts off a request the bot has (as seat_lines rebuilds it), never one
+        # unsent.
         self._unpassed += 1
-        if self._unpassed >= _PASS_EVERY:
+        if self._unpassed < _PASS_EVERY:
+            asked = self.ask_at_once(request, legal, bank_ms)
+        else:
             self._unpassed = 0
-            await trio.lowlevel.checkpoint()
-        asked = self.ask_at_once(request, legal, bank_ms)
+            asked = self.ask_at_once(request, legal, bank_ms, take=False)
+            if asked is not None:
+                await trio.lowlevel.checkpoint()
+                asked = self._take_now(asked)  # type: ignore[arg-type]
         if asked is None:
             return await self._ask_waiting(request, legal, bank_ms)
         if type(asked) is Asked:
             return await self.answer(asked)
         return asked  # type: ignore[return-value]
 
-    def ask_at_once(self, request: Request, legal: Sequence[Decision],
-                    bank_ms: int) -> tuple[Decision, float] | Asked | None:
+    def ask_at_once(self, request: Request, legal: Sequence[Decision], bank_ms: int,
+                    take: bool = True) -> tuple[Decision, float] | Asked | None:
         """``ask`` without waiting: the request sent if the pipe takes it at once,
         and the answer if the bot has written it by the time the write returns
         (a fast bot woken on this CPU runs at once, and mostly has).
@@ -185,7 +192,8 @@ class BotPlayer:
         Returns the answer and its time, or an ``Asked`` if it is not there yet
         (``answer`` waits for it), or None, with nothing sent, if the request
         cannot go at once (output came unasked, the pipe is full): then ``ask``.
-        Raises ``BotFaulted`` as ``ask`` does."""
+        Raises ``BotFaulted`` as ``ask`` does.  ``take=False``: the request
+        only (an ``Asked`` if sent), its answer not looked for."""
         process = self.process
         if process.output_waiting():
             return None
@@ -201,6 +209,9 @@ class BotPlayer:
         outbox.clear()
         asked = Asked(request_id, request_line, legal, bank_ms, start,
                       (self.limits.decision_ms + max(bank_ms, 0)) / 1000)
+        if not take:
+            return asked
+        # _take_now, inlined: this is every decision's path.
         try:
             line = process.read_line_nowait()
         except proc.BotFault as exc:
@@ -209,6 +220,21 @@ class BotPlayer:
             return asked
         end = trio.current_time()
         if end >= start + asked.limit:
+            line = None  # in time as under answer's deadline
+        return self._decision(asked, line, end)
+
+    def _take_now(self, asked: Asked) -> tuple[Decision, float] | Asked:
+        """The answer to a request sent, if the bot has written it, else ``asked``
+        (as ``ask_at_once`` takes it)."""
+        try:
+            line = self.process.read_line_nowait()
+        except proc.BotFault as exc:
+            raise self._output_fault(exc, asked.request_line,
+                                     trio.current_time() - asked.start) from None
+        if line is None:
+            return asked
+        end = trio.current_time()
+        if end >= asked.start + asked.limit:
             line = None  # in time as under answer's deadline
         return self._decision(asked, line, end)
 
