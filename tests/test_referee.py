@@ -180,14 +180,17 @@ def scripted(transcript: str, delays: dict[int, float] | None = None
     return respond, expected
 
 
-def answering(name: str, delays: dict[int, float] | None = None,
-              ) -> Callable[[str], list[tuple[float, str]]]:
+def answering(name: str, delays: dict[int, float] | None = None, *,
+              first_action: str | None = None) -> Callable[[str], list[tuple[float, str]]]:
     """A bot that says hello and answers every request: income if it can, else the
     first answer listed (pass, for an opportunity).  ``delays``: request id ->
-    seconds its answer takes."""
+    seconds its answer takes; ``first_action``: its answer to its first action
+    request instead, if legal (tax, say, which the others may challenge)."""
     delays = delays or {}
+    actions = 0
 
     def respond(line: str) -> list[tuple[float, str]]:
+        nonlocal actions
         fields = line.split()
         if fields[0] == "arena":
             return [(0.0, f"hello {name}")]
@@ -195,6 +198,10 @@ def answering(name: str, delays: dict[int, float] | None = None,
             return []
         legal = fields[fields.index(":") + 1:]
         answer = "income" if "income" in legal else legal[0]
+        if fields[2] == "action":
+            actions += 1
+            if actions == 1 and first_action in legal:
+                answer = first_action
         return [(delays.get(int(fields[1]), 0.0), f"{fields[1]} {answer}")]
 
     return respond
@@ -840,26 +847,8 @@ async def test_an_answer_taken_without_waiting_is_still_timed(late: float,
 
 def taxing_once(name: str) -> Callable[[str], list[tuple[float, str]]]:
     """A bot that answers at once: tax at its first action request (the others
-    may challenge it), income after that, and the first answer listed to
-    anything else (pass, for an opportunity)."""
-    actions = 0
-
-    def respond(line: str) -> list[tuple[float, str]]:
-        nonlocal actions
-        fields = line.split()
-        if fields[0] == "arena":
-            return [(0.0, f"hello {name}")]
-        if fields[0] != "request":
-            return []
-        legal = fields[fields.index(":") + 1:]
-        answer = legal[0]
-        if fields[2] == "action":
-            actions += 1
-            wanted = "tax" if actions == 1 else "income"
-            answer = wanted if wanted in legal else answer
-        return [(0.0, f"{fields[1]} {answer}")]
-
-    return respond
+    may challenge it), then as ``answering``."""
+    return answering(name, first_action="tax")
 
 
 @pytest.mark.parametrize(("players", "game_ms", "late"), [
