@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import functools
 import os
+import select
 import signal
 from collections.abc import Awaitable, Callable
 from contextlib import AbstractAsyncContextManager
@@ -210,6 +211,23 @@ async def test_send_to_a_bot_that_stopped_reading_can_be_cancelled(tmp_path: Pat
         await bot.close(grace=0.2)
         assert bot.returncode == -signal.SIGTERM
         assert bot.describe_exit() == "killed by signal 15 (SIGTERM), sent by arena"
+
+
+@trio_test
+async def test_a_note_comes_after_what_the_bot_wrote_to_stderr_before_it(
+        tmp_path: Path) -> None:
+    # The bot writes 12 bytes to stderr (no LF), then "done" on stdout.  The
+    # referee takes "done" with no scheduler pass (select blocks this thread),
+    # so the drain task has had no turn: the note must still come after the
+    # 12 bytes, on a line of its own.
+    async with tool(tmp_path) as bot:
+        assert bot.send_lines_nowait(["stderr 12"])
+        readable, _, _ = select.select([bot._stdout.fileno()], [], [], 30)
+        assert readable
+        assert bot.read_line_nowait() == "done"
+        bot.log_note("== game 2 ==")
+    log = (tmp_path / "logs" / "tool.log").read_text()
+    assert "e" * 12 + "\n== game 2 ==\n" in log
 
 
 @trio_test

@@ -758,6 +758,26 @@ def test_a_bot_may_write_to_stderr_all_game_long(tmp_path: Path) -> None:
     assert all(gone(pid) for pid in pids)
 
 
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs Linux /proc")
+def test_a_game_mark_comes_after_what_the_bot_wrote_to_stderr_before_it(
+        tmp_path: Path) -> None:
+    # chatty logs each line it gets to stderr before it answers: every request
+    # of a game was logged (and answered) before the next game started, so its
+    # lines come before that game's mark, although the drain task may not have
+    # had a turn (answers taken at once give it none).
+    reports, _, _ = trio.run(play_at_real_table, tmp_path, "chatty.py", 6)
+    assert [r.faults for r in reports] == [(None, None, None)] * 6
+    firsts = [r.record.referee["session"][BROKEN_SEAT][1] for r in reports]
+    lines = (tmp_path / "logs" / "chatty.log").read_text().splitlines()
+    marks = [i for i, line in enumerate(lines) if line.startswith("== game ")]
+    assert len(marks) == 6
+    asked = {int(line.split()[3]): i for i, line in enumerate(lines)
+             if line.startswith("chatty got: request ")}
+    for game in range(1, 6):  # the requests of game `game`, before the next mark
+        ids = range(firsts[game - 1], firsts[game])
+        assert ids and all(marks[game - 1] < asked[i] < marks[game] for i in ids), game
+
+
 class CountingBot(FakeBot):
     """A FakeBot that counts the reads that had to wait; ``late`` > 0: each answer
     it hands over without waiting comes that many seconds after its request."""

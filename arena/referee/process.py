@@ -320,8 +320,26 @@ class BotProcess:
         return text
 
     def log_note(self, line: str) -> None:
-        """Write a line of the referee's own into the bot's log (a game's start)."""
-        self._write_log(line.encode("utf-8", "replace") + b"\n")
+        """Write a line of the referee's own into the bot's log (a game's start),
+        after everything the bot has written to stderr so far, on a line of its own."""
+        self._drain_stderr_now()
+        data = line.encode("utf-8", "replace") + b"\n"
+        self._write_log(data if self._log_ends_line else b"\n" + data)
+
+    def _drain_stderr_now(self) -> None:
+        # The drain task runs only when the referee gives other tasks a turn,
+        # which an answer taken at once does not: what the bot wrote before the
+        # note is logged now, so the note comes after it.  The pipe is
+        # non-blocking, and the task never holds bytes read and not logged.
+        fd = self._stderr.fileno()
+        while fd >= 0:
+            try:
+                data = os.read(fd, CHUNK)
+            except OSError:  # nothing more (EAGAIN), or the task sees the error
+                return
+            if not data:
+                return  # EOF: the task sees it too
+            self._log_stderr(data)
 
     async def read_line(self) -> str:
         """Return the next line of stdout without its LF (or CRLF).
