@@ -209,19 +209,7 @@ class BotPlayer:
         outbox.clear()
         asked = Asked(request_id, request_line, legal, bank_ms, start,
                       (self.limits.decision_ms + max(bank_ms, 0)) / 1000)
-        if not take:
-            return asked
-        # _take_now, inlined: this is every decision's path.
-        try:
-            line = process.read_line_nowait()
-        except proc.BotFault as exc:
-            raise self._output_fault(exc, request_line, trio.current_time() - start) from None
-        if line is None:
-            return asked
-        end = trio.current_time()
-        if end >= start + asked.limit:
-            line = None  # in time as under answer's deadline
-        return self._decision(asked, line, end)
+        return self._take_now(asked) if take else asked
 
     def _take_now(self, asked: Asked) -> tuple[Decision, float] | Asked:
         """The answer to a request sent, if the bot has written it, else ``asked``
