@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import statistics
 import subprocess
 import sys
@@ -38,7 +37,7 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from referee_overhead import OUT, machine, write_json  # noqa: E402
+from referee_overhead import OUT, machine, tree_env, write_json  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent  # this checkout of arena
 DEFAULT_JSON = OUT / "play_path.json"
@@ -118,13 +117,11 @@ trio.run(main)
 
 def play(tree: Path, games: int, slow: bool, players: int, random: bool) -> float:
     """CPU microseconds per decision of ``tree``'s referee against the stand-ins."""
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(tree),
-                                                       os.environ.get("PYTHONPATH", "")]))
     # Run elsewhere: python -c puts its working folder first on the path.
     found = json.loads(subprocess.run(
         [sys.executable, "-c", CHILD, str(games), "slow" if slow else "fast", str(players),
          "random" if random else "first"],
-        env=env,
+        env=tree_env(tree),
         check=True, capture_output=True, text=True, cwd=tempfile.gettempdir()).stdout)
     return float(found["cpu"]) / found["decisions"] * 1e6
 

@@ -187,6 +187,14 @@ def machine_state(args: argparse.Namespace) -> float:
     return cpu_busy()
 
 
+def tree_env(tree: Path | str) -> dict[str, str]:
+    """The environment of a subprocess that imports the arena of checkout ``tree``:
+    it first on PYTHONPATH (run the subprocess outside any checkout: ``python
+    -c`` puts its working folder first)."""
+    return {**os.environ, "PYTHONPATH": os.pathsep.join([str(tree),
+                                                         os.environ.get("PYTHONPATH", "")])}
+
+
 def write_json(path: Path, report: dict[str, Any]) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")

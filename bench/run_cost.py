@@ -45,7 +45,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import re
 import statistics
 import subprocess
@@ -65,6 +64,7 @@ from referee_overhead import (  # noqa: E402
     build_c_bot,
     machine,
     machine_state,
+    tree_env,
     write_json,
 )
 
@@ -110,13 +110,11 @@ def arena_run(bots: list[Path], games: int, seed: int, scratch: Path,
     usage = out / "usage.json"
     # The arena of this checkout, or of TREE: first on the path, and the command
     # runs in a scratch folder (python -c puts its working folder first).
-    env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join([tree or str(ROOT), env.get("PYTHONPATH", "")])
     quiet = ["--no-replays"] if no_replays else []
     subprocess.run([sys.executable, "-c", WRAPPER, str(usage), *quiet, "run", *map(str, bots),
                     "--games", str(games), "--seed", str(seed), "--out", str(out / "results"),
                     *extra],
-                   check=True, env=env, cwd=out, stdout=subprocess.DEVNULL,
+                   check=True, env=tree_env(tree or ROOT), cwd=out, stdout=subprocess.DEVNULL,
                    stderr=subprocess.DEVNULL)
     decisions = 0
     with open(out / "results" / "games.jsonl", encoding="utf-8") as f:

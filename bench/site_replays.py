@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import shutil
 import statistics
 import subprocess
@@ -35,7 +34,7 @@ from typing import Any
 from tabulate import tabulate
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from referee_overhead import OUT, build_c_bot, machine, write_json  # noqa: E402
+from referee_overhead import OUT, build_c_bot, machine, tree_env, write_json  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent  # this checkout of arena
 DEFAULT_JSON = OUT / "site_replays.json"
@@ -61,18 +60,16 @@ print(json.dumps({"games": made, "cpu": cpu}))
 def play(folder: Path, players: int, games: int, seed: int) -> None:
     """A tournament of fast C bots, played by this checkout's arena."""
     bots = [build_c_bot("fast", f"fast_{chr(ord('a') + k)}") for k in range(players)]
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
     subprocess.run([sys.executable, "-m", "arena", "run", *map(str, bots), "--players",
                     str(players), "--games", str(games), "--seed", str(seed), "--out",
-                    str(folder)], check=True, env=env, stdout=subprocess.DEVNULL)
+                    str(folder)], check=True, env=tree_env(ROOT), stdout=subprocess.DEVNULL)
 
 
 def write_replays(tree: Path, folder: Path, scratch: Path) -> float:
     """CPU microseconds per game of one ``write_replays`` of ``folder`` by ``tree``."""
     out = Path(tempfile.mkdtemp(prefix="site-", dir=scratch))
-    env = {**os.environ, "PYTHONPATH": str(tree)}
     done = subprocess.run([sys.executable, "-c", WORKER, str(folder), str(out / "site")],
-                          check=True, env=env, cwd=out, capture_output=True, text=True)
+                          check=True, env=tree_env(tree), cwd=out, capture_output=True, text=True)
     result = json.loads(done.stdout)
     shutil.rmtree(out, ignore_errors=True)
     return float(result["cpu"]) / result["games"] * 1e6

@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import statistics
 import subprocess
 import sys
@@ -30,7 +29,14 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from referee_overhead import OUT, OthersLoad, build_c_bot, machine, write_json  # noqa: E402
+from referee_overhead import (  # noqa: E402
+    OUT,
+    OthersLoad,
+    build_c_bot,
+    machine,
+    tree_env,
+    write_json,
+)
 
 ROOT = Path(__file__).resolve().parent.parent  # this checkout of arena
 DEFAULT_JSON = OUT / "store_cost.json"
@@ -58,11 +64,9 @@ print(json.dumps({"user": after.ru_utime - before.ru_utime,
 def store_games(tree: Path, source: Path, scratch: Path, games: int) -> dict[str, float]:
     """CPU microseconds per game for ``tree``'s Store to store ``games`` games."""
     out = Path(tempfile.mkdtemp(prefix="store-", dir=scratch)) / "results"
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(tree),
-                                                       os.environ.get("PYTHONPATH", "")]))
     found = json.loads(subprocess.run([sys.executable, "-c", CHILD, str(source), str(out),
-                                       str(games)], env=env, check=True, capture_output=True,
-                                      text=True, cwd=scratch).stdout)
+                                       str(games)], env=tree_env(tree), check=True,
+                                      capture_output=True, text=True, cwd=scratch).stdout)
     return {"us": (found["user"] + found["system"]) / games * 1e6,
             "user_us": found["user"] / games * 1e6, "system_us": found["system"] / games * 1e6}
 
@@ -85,7 +89,7 @@ def main(argv: list[str] | None = None) -> int:
         source = Path(tmp) / "source"
         subprocess.run([sys.executable, "-m", "arena", "run", *map(str, bots), "--games", "200",
                         "--seed", "1", "--out", str(source)], check=True, cwd=tmp,
-                       env=dict(os.environ, PYTHONPATH=str(ROOT)),
+                       env=tree_env(ROOT),
                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         for segment in range(args.segments):
             order = list(trees.items())
